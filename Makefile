@@ -1,0 +1,18 @@
+# The two commands of README.md, and a few helpers for working on the console.
+.PHONY: run test check fmt
+
+## Build in release mode and serve the console on http://127.0.0.1:3000.
+run:
+	@scripts/run.sh
+
+## Everything CI checks: fmt, clippy (both builds), Rust tests, Playwright.
+test:
+	@scripts/test.sh
+
+## Fast type-check of both builds while editing.
+check:
+	cargo check --features ssr --all-targets
+	cargo check --lib --features hydrate --target wasm32-unknown-unknown
+
+fmt:
+	cargo fmt

@@ -1,0 +1,66 @@
+//! What a server function knows about the request it serves.
+
+use super::{auth::CurrentDeveloper, AppError};
+use crate::server::AppState;
+use leptos::prelude::use_context;
+
+fn request_parts() -> Option<http::request::Parts> {
+    use_context::<http::request::Parts>()
+}
+
+/// The developer of the request's session, if signed in.
+pub fn current_developer() -> Option<CurrentDeveloper> {
+    request_parts().and_then(|parts| parts.extensions.get::<CurrentDeveloper>().cloned())
+}
+
+/// The signed-in developer, or [`AppError::Unauthorized`]. Every server
+/// function that touches developer data starts here.
+pub fn require_developer() -> Result<CurrentDeveloper, AppError> {
+    current_developer().ok_or(AppError::Unauthorized)
+}
+
+/// The request's session (loaded by the session layer).
+pub fn session() -> Result<tower_sessions::Session, AppError> {
+    request_parts()
+        .and_then(|parts| parts.extensions.get::<tower_sessions::Session>().cloned())
+        .ok_or_else(|| {
+            tracing::error!("no session layer in front of a server function");
+            AppError::Internal
+        })
+}
+
+/// The peer address of the connection, for throttling by client.
+pub fn client_address() -> String {
+    request_parts()
+        .and_then(|parts| {
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0.ip().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Whether the request is a plain HTML form post (no JavaScript), which
+/// expects a redirect rather than data.
+pub fn is_plain_form_post() -> bool {
+    request_parts()
+        .and_then(|parts| {
+            parts
+                .headers
+                .get(http::header::ACCEPT)
+                .and_then(|v| v.to_str().ok())
+                .map(|accept| accept.contains("text/html"))
+        })
+        .unwrap_or(false)
+}
+
+pub fn state() -> Result<AppState, AppError> {
+    AppState::from_context()
+}
+
+/// Logs a database error and turns it into the opaque internal error.
+pub fn internal(error: impl std::fmt::Display) -> AppError {
+    tracing::error!(%error, "internal error");
+    AppError::Internal
+}

@@ -1,0 +1,10 @@
+//! Server functions, grouped by domain. Each is thin: who is asking, validate,
+//! check ownership, call a repository, map the error.
+
+pub mod auth;
+pub mod error;
+
+#[cfg(feature = "ssr")]
+pub mod context;
+
+pub use error::AppError;

@@ -1,0 +1,79 @@
+//! The `<html>` shell, the routes and the layout every page shares.
+
+use crate::ui::{
+    components::site_header::SiteHeader,
+    pages::{
+        auth::{LoginPage, SignupPage},
+        console_apps::AppsPage,
+        landing::LandingPage,
+        not_found::NotFoundPage,
+    },
+};
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Title};
+use leptos_router::{
+    components::{Route, Router, Routes},
+    path,
+};
+
+/// The document around every page. Only the islands are hydrated in the
+/// browser; everything else is server-rendered HTML.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    set_page_security_policy();
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <meta name="color-scheme" content="light dark"/>
+                <link rel="stylesheet" href="/pkg/toolwright.css"/>
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options islands=true/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+
+    view! {
+        <Title formatter=|page: String| {
+            if page.is_empty() { "Toolwright".to_owned() } else { format!("{page} · Toolwright") }
+        }/>
+        <a class="skip-link" href="#main">"Skip to content"</a>
+        <Router>
+            <SiteHeader/>
+            <main id="main" tabindex="-1">
+                <Routes fallback=NotFoundPage>
+                    <Route path=path!("/") view=LandingPage/>
+                    <Route path=path!("/signup") view=SignupPage/>
+                    <Route path=path!("/login") view=LoginPage/>
+                    <Route path=path!("/console/apps") view=AppsPage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+/// A page's Content-Security-Policy names the nonce of its inline hydration
+/// script, so it is set here, where the nonce is known.
+fn set_page_security_policy() {
+    #[cfg(feature = "ssr")]
+    if let (Some(nonce), Some(response)) = (
+        leptos::nonce::use_nonce(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) {
+        let policy = crate::server::security::page_csp(&nonce.to_string());
+        if let Ok(value) = http::HeaderValue::from_str(&policy) {
+            response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Validation problems keyed by the field (or JSON path) they concern.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Messages per field, in a stable order so pages and tests see the same
+/// thing every time. A field's key is the `name` of its input (`email`,
+/// `parameters[2].name`, …).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldErrors(BTreeMap<String, Vec<String>>);
+
+impl FieldErrors {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A single problem with a single field.
+    pub fn single(field: impl Into<String>, message: impl Into<String>) -> Self {
+        let mut errors = Self::new();
+        errors.add(field, message);
+        errors
+    }
+
+    pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        let messages = self.0.entry(field.into()).or_default();
+        let message = message.into();
+        if !messages.contains(&message) {
+            messages.push(message);
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The first message for a field, the one shown next to it.
+    pub fn first(&self, field: &str) -> Option<&str> {
+        self.0
+            .get(field)
+            .and_then(|m| m.first())
+            .map(String::as_str)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    }
+
+    /// `Ok(())` when there is nothing to report.
+    pub fn into_result(self) -> Result<(), FieldErrors> {
+        if self.is_empty() {
+            Ok(())
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl From<validator::ValidationErrors> for FieldErrors {
+    fn from(errors: validator::ValidationErrors) -> Self {
+        let mut out = FieldErrors::new();
+        for (field, problems) in errors.field_errors() {
+            for problem in problems {
+                let message = problem
+                    .message
+                    .as_ref()
+                    .map(|m| m.to_string())
+                    .unwrap_or_else(|| format!("{field} is not valid"));
+                out.add(field.to_string(), message);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_message_of_a_field_is_the_one_shown() {
+        let mut errors = FieldErrors::new();
+        errors.add("email", "Enter an email address");
+        errors.add("email", "Too long");
+        assert_eq!(errors.first("email"), Some("Enter an email address"));
+        assert_eq!(errors.first("password"), None);
+    }
+
+    #[test]
+    fn a_repeated_message_is_kept_once() {
+        let mut errors = FieldErrors::new();
+        errors.add("name", "Required");
+        errors.add("name", "Required");
+        assert_eq!(errors.iter().next().unwrap().1.len(), 1);
+    }
+
+    #[test]
+    fn no_errors_is_ok() {
+        assert!(FieldErrors::new().into_result().is_ok());
+        assert!(FieldErrors::single("a", "b").into_result().is_err());
+    }
+}

@@ -1,0 +1,14 @@
+//! The product's knowledge, in plain Rust: no Leptos, no sqlx.
+//!
+//! Compiled for the server and for the browser, so a rule written here is the
+//! rule both apply. (Named `domain` rather than the `core` of ARCHITECTURE.md:
+//! a crate-root module called `core` shadows the built-in `core` crate for
+//! macro-generated paths.)
+
+pub mod account;
+pub mod field_errors;
+pub mod lists;
+pub mod throttle;
+pub mod url;
+
+pub use field_errors::FieldErrors;

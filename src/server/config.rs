@@ -1,0 +1,217 @@
+//! Configuration from the environment (documented in README.md, "Configuration").
+//!
+//! The Leptos variables (`LEPTOS_SITE_ADDR`, `LEPTOS_SITE_ROOT`, …) are read by
+//! `leptos::config::get_configuration`; everything else is read here.
+
+use std::fmt;
+
+/// Where the embedded SQLite database lives unless `DATABASE_URL` says otherwise.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/toolwright.db";
+/// Log filter unless `RUST_LOG` says otherwise.
+pub const DEFAULT_LOG_FILTER: &str = "info,toolwright=info,tower_http=info,sqlx=warn";
+
+/// Which database engine a URL selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub struct Config {
+    /// `sqlite:…` or `postgres://…` / `postgresql://…`.
+    pub database_url: String,
+    pub backend: Backend,
+    /// A `tracing_subscriber::EnvFilter` directive string.
+    pub log_filter: String,
+    /// Mark the session cookie `Secure` (set when the console is served over HTTPS).
+    pub secure_cookies: bool,
+}
+
+// Hand-written so that a password inside DATABASE_URL never reaches a log.
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("database_url", &redact_url(&self.database_url))
+            .field("backend", &self.backend)
+            .field("log_filter", &self.log_filter)
+            .field("secure_cookies", &self.secure_cookies)
+            .finish()
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("DATABASE_URL must start with sqlite:, postgres:// or postgresql:// (got {0:?})")]
+    UnsupportedDatabaseUrl(String),
+    #[error("{name} must be one of true, false, 1, 0, yes, no (got {value:?})")]
+    NotABoolean { name: &'static str, value: String },
+}
+
+impl Config {
+    /// Reads the process environment.
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// Reads configuration through `lookup` (the environment, or a map in tests).
+    /// Empty values count as unset.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let get = |name: &str| lookup(name).filter(|v| !v.trim().is_empty());
+
+        let database_url = get("DATABASE_URL")
+            .map(|v| v.trim().to_owned())
+            .unwrap_or_else(|| DEFAULT_DATABASE_URL.to_owned());
+        let backend = backend_of(&database_url)
+            .ok_or_else(|| ConfigError::UnsupportedDatabaseUrl(redact_url(&database_url)))?;
+
+        let log_filter = get("RUST_LOG").unwrap_or_else(|| DEFAULT_LOG_FILTER.to_owned());
+
+        let secure_cookies = match get("TOOLWRIGHT_SECURE_COOKIES") {
+            None => false,
+            Some(value) => parse_bool(&value).ok_or(ConfigError::NotABoolean {
+                name: "TOOLWRIGHT_SECURE_COOKIES",
+                value,
+            })?,
+        };
+
+        Ok(Config {
+            database_url,
+            backend,
+            log_filter,
+            secure_cookies,
+        })
+    }
+
+    /// A configuration for tests and tools: the given database, defaults otherwise.
+    pub fn for_database(database_url: &str) -> Result<Config, ConfigError> {
+        let url = database_url.to_owned();
+        Self::from_lookup(move |name| (name == "DATABASE_URL").then(|| url.clone()))
+    }
+}
+
+/// The engine a database URL selects, or `None` for anything else.
+pub fn backend_of(url: &str) -> Option<Backend> {
+    if url.starts_with("sqlite:") {
+        Some(Backend::Sqlite)
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        Some(Backend::Postgres)
+    } else {
+        None
+    }
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "1" | "true" | "yes" | "on" => Some(true),
+        "0" | "false" | "no" | "off" => Some(false),
+        _ => None,
+    }
+}
+
+/// `postgres://user:secret@host/db` → `postgres://user:***@host/db`.
+pub fn redact_url(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.to_owned();
+    };
+    let rest = &url[scheme_end + 3..];
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let authority = &rest[..authority_end];
+    match (authority.rfind('@'), authority.find(':')) {
+        (Some(at), Some(colon)) if colon < at => format!(
+            "{}://{}:***{}",
+            &url[..scheme_end],
+            &authority[..colon],
+            &rest[at..]
+        ),
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn without_variables_the_console_uses_the_embedded_sqlite_file() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.database_url, "sqlite://data/toolwright.db");
+        assert_eq!(c.backend, Backend::Sqlite);
+        assert_eq!(c.log_filter, DEFAULT_LOG_FILTER);
+        assert!(!c.secure_cookies);
+    }
+
+    #[test]
+    fn a_postgres_url_selects_postgres() {
+        for url in ["postgres://root@127.0.0.1:5432/test", "postgresql://h/db"] {
+            let c = config(&[("DATABASE_URL", url)]).unwrap();
+            assert_eq!(c.backend, Backend::Postgres);
+            assert_eq!(c.database_url, url);
+        }
+    }
+
+    #[test]
+    fn an_empty_database_url_counts_as_unset() {
+        let c = config(&[("DATABASE_URL", "  ")]).unwrap();
+        assert_eq!(c.database_url, DEFAULT_DATABASE_URL);
+    }
+
+    #[test]
+    fn an_unknown_database_scheme_is_refused_without_echoing_the_password() {
+        let err = config(&[("DATABASE_URL", "mysql://u:hunter2@h/db")]).unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::UnsupportedDatabaseUrl("mysql://u:***@h/db".into())
+        );
+        assert!(!err.to_string().contains("hunter2"));
+    }
+
+    #[test]
+    fn rust_log_sets_the_log_filter() {
+        let c = config(&[("RUST_LOG", "debug")]).unwrap();
+        assert_eq!(c.log_filter, "debug");
+    }
+
+    #[test]
+    fn secure_cookies_accepts_the_usual_spellings() {
+        for (value, expected) in [
+            ("1", true),
+            ("TRUE", true),
+            ("yes", true),
+            ("0", false),
+            ("off", false),
+        ] {
+            let c = config(&[("TOOLWRIGHT_SECURE_COOKIES", value)]).unwrap();
+            assert_eq!(c.secure_cookies, expected, "{value}");
+        }
+    }
+
+    #[test]
+    fn secure_cookies_rejects_anything_else() {
+        let err = config(&[("TOOLWRIGHT_SECURE_COOKIES", "maybe")]).unwrap_err();
+        assert!(matches!(err, ConfigError::NotABoolean { .. }));
+    }
+
+    #[test]
+    fn debug_output_hides_the_database_password() {
+        let c = config(&[("DATABASE_URL", "postgres://u:hunter2@h:5432/db")]).unwrap();
+        let shown = format!("{c:?}");
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(shown.contains("postgres://u:***@h:5432/db"), "{shown}");
+    }
+
+    #[test]
+    fn urls_without_a_password_are_shown_as_they_are() {
+        assert_eq!(redact_url("postgres://root@h/db"), "postgres://root@h/db");
+        assert_eq!(redact_url("sqlite://data/x.db"), "sqlite://data/x.db");
+    }
+}

@@ -1,0 +1,123 @@
+//! Password hashing with argon2id at OWASP's parameters, off the async runtime.
+
+use crate::api::AppError;
+use argon2::{
+    password_hash::{PasswordHasher, PasswordVerifier},
+    Algorithm, Argon2, Params, Version,
+};
+use std::sync::OnceLock;
+
+/// OWASP's minimum for argon2id: 19 MiB of memory, 2 iterations, 1 lane.
+const MEMORY_KIB: u32 = 19 * 1024;
+const ITERATIONS: u32 = 2;
+const PARALLELISM: u32 = 1;
+
+fn hasher() -> Argon2<'static> {
+    let params = Params::new(MEMORY_KIB, ITERATIONS, PARALLELISM, None)
+        .expect("constant argon2 parameters are valid");
+    Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+}
+
+/// A PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`) for `password`.
+pub async fn hash_password(password: String) -> Result<String, AppError> {
+    tokio::task::spawn_blocking(move || {
+        hasher()
+            .hash_password(password.as_bytes())
+            .map(|hash| hash.to_string())
+    })
+    .await
+    .map_err(|error| {
+        tracing::error!(%error, "password hashing task failed");
+        AppError::Internal
+    })?
+    .map_err(|error| {
+        tracing::error!(%error, "password hashing failed");
+        AppError::Internal
+    })
+}
+
+/// Whether `password` matches `stored`. With no stored hash (an unknown
+/// email) a dummy hash is verified instead, so both answers take as long.
+pub async fn verify_password(password: String, stored: Option<String>) -> Result<bool, AppError> {
+    tokio::task::spawn_blocking(move || {
+        let (hash, real) = match stored {
+            Some(hash) => (hash, true),
+            None => (dummy_hash().to_owned(), false),
+        };
+        let matches = hasher()
+            .verify_password(password.as_bytes(), hash.as_str())
+            .is_ok();
+        matches && real
+    })
+    .await
+    .map_err(|error| {
+        tracing::error!(%error, "password verification task failed");
+        AppError::Internal
+    })
+}
+
+/// A hash of a random password with the real parameters, made once.
+fn dummy_hash() -> &'static str {
+    static DUMMY: OnceLock<String> = OnceLock::new();
+    DUMMY.get_or_init(|| {
+        let random = argon2::password_hash::generate_salt();
+        hasher()
+            .hash_password(&random)
+            .map(|hash| hash.to_string())
+            .expect("hashing a random password")
+    })
+}
+
+/// Computes the dummy hash now, so the first unknown-email log-in is not
+/// faster than a known one.
+pub async fn warm_up() {
+    let _ = tokio::task::spawn_blocking(dummy_hash).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_hash_is_argon2id_at_owasp_parameters_and_verifies() {
+        let hash = hash_password("correct horse battery".into()).await.unwrap();
+        assert!(
+            hash.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{hash}"
+        );
+        assert!(
+            verify_password("correct horse battery".into(), Some(hash.clone()))
+                .await
+                .unwrap()
+        );
+        assert!(
+            !verify_password("correct horse battery!".into(), Some(hash))
+                .await
+                .unwrap()
+        );
+    }
+
+    #[tokio::test]
+    async fn two_hashes_of_one_password_differ_by_their_salt() {
+        let a = hash_password("correct horse battery".into()).await.unwrap();
+        let b = hash_password("correct horse battery".into()).await.unwrap();
+        assert_ne!(a, b);
+    }
+
+    #[tokio::test]
+    async fn without_a_stored_hash_nothing_verifies() {
+        assert!(!verify_password("anything at all".into(), None)
+            .await
+            .unwrap());
+        assert!(dummy_hash().starts_with("$argon2id$"));
+    }
+
+    #[tokio::test]
+    async fn a_corrupt_stored_hash_does_not_verify_or_panic() {
+        assert!(
+            !verify_password("x".into(), Some("not a phc string".into()))
+                .await
+                .unwrap()
+        );
+    }
+}

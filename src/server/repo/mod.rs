@@ -1,0 +1,13 @@
+//! Plain async functions over the pool: the only code that writes SQL.
+//! They know nothing of sessions or requests; the server functions decide
+//! who may call them.
+
+pub mod developers;
+pub mod login_failures;
+
+/// Whether `error` is a violated UNIQUE constraint (on either backend).
+pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .is_some_and(|e| e.is_unique_violation())
+}

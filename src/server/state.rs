@@ -1,0 +1,25 @@
+use super::{config::Config, db::Db, session};
+use crate::api::AppError;
+use axum::extract::FromRef;
+use leptos::{config::LeptosOptions, prelude::use_context};
+use std::sync::Arc;
+
+/// What request handlers and server functions share. Server functions get it
+/// from the Leptos context with [`AppState::from_context`].
+#[derive(Clone, Debug, FromRef)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub db: Db,
+    pub sessions: session::Store,
+    pub config: Arc<Config>,
+}
+
+impl AppState {
+    /// The state provided to the current server function or page render.
+    pub fn from_context() -> Result<AppState, AppError> {
+        use_context::<AppState>().ok_or_else(|| {
+            tracing::error!("AppState missing from the Leptos context");
+            AppError::Internal
+        })
+    }
+}

@@ -1,0 +1,116 @@
+//! Building blocks of the console's forms: labelled fields with their error
+//! next to them, the form-level alert, and a submit button with a pending state.
+
+use crate::api::AppError;
+use leptos::{prelude::*, server_fn::ServerFn};
+
+/// The error a plain (JavaScript-less) form post of server function `S` left
+/// in the URL it was redirected back to, if any. Read on the server and
+/// handed to the form's island, so the page and the island agree.
+pub fn url_error<S: ServerFn>() -> Option<AppError> {
+    let query = leptos_router::hooks::use_query_map();
+    let query = query.read_untracked();
+    let path = query.get_str("__path")?;
+    if path != S::PATH {
+        return None;
+    }
+    let err = query.get_str("__err")?;
+    Some(leptos::server_fn::error::ServerFnUrlError::<AppError>::decode_err(err))
+}
+
+/// The error to show for a form: the latest answer of its action, or, before
+/// any, the one a plain form post left in the URL.
+pub fn form_error<S>(action: ServerAction<S>, initial: Option<AppError>) -> Signal<Option<AppError>>
+where
+    S: ServerFn<Error = AppError> + Clone + Send + Sync + 'static,
+    S::Output: Clone + Send + Sync + 'static,
+{
+    Signal::derive(move || match action.value().get() {
+        Some(Err(error)) => Some(error),
+        Some(Ok(_)) => None,
+        None => initial.clone(),
+    })
+}
+
+/// The message for one field of a form error.
+pub fn field_message(
+    error: Signal<Option<AppError>>,
+    field: &'static str,
+) -> Signal<Option<String>> {
+    Signal::derive(move || {
+        error.with(|e| {
+            e.as_ref()
+                .and_then(AppError::field_errors)
+                .and_then(|f| f.first(field))
+                .map(str::to_owned)
+        })
+    })
+}
+
+/// The form-level message: the error itself, or for field errors a pointer to them.
+pub fn form_message(error: Signal<Option<AppError>>) -> Signal<Option<String>> {
+    Signal::derive(move || error.with(|e| e.as_ref().map(ToString::to_string)))
+}
+
+/// A labelled input with its error below, tied with `aria-describedby`.
+#[component]
+pub fn TextField(
+    /// The visible label, also the accessible name.
+    label: &'static str,
+    /// The input's `name`: the server function's argument.
+    name: &'static str,
+    /// The input's `id` (unique on the page).
+    id: &'static str,
+    #[prop(default = "text")] kind: &'static str,
+    #[prop(optional, into)] value: String,
+    #[prop(optional)] autocomplete: Option<&'static str>,
+    #[prop(optional)] hint: Option<&'static str>,
+    #[prop(optional)] required: bool,
+    #[prop(into)] error: Signal<Option<String>>,
+) -> impl IntoView {
+    let error_id = format!("{id}-error");
+    let hint_id = format!("{id}-hint");
+    let described_by = match hint {
+        Some(_) => format!("{hint_id} {error_id}"),
+        None => error_id.clone(),
+    };
+    view! {
+        <div class="field">
+            <label for=id>{label}</label>
+            {hint.map(|hint| view! { <p class="hint" id=hint_id.clone()>{hint}</p> })}
+            <input
+                id=id
+                name=name
+                type=kind
+                value=value
+                autocomplete=autocomplete
+                required=required
+                aria-describedby=described_by
+                aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+            />
+            <p class="field-error" id=error_id>{move || error.get()}</p>
+        </div>
+    }
+}
+
+/// The form-level message, in a live region that exists before it has text.
+#[component]
+pub fn FormAlert(#[prop(into)] message: Signal<Option<String>>) -> impl IntoView {
+    view! { <div class="alert" role="alert">{move || message.get()}</div> }
+}
+
+/// A submit button that says it is busy (and takes no second click) while
+/// its action runs.
+#[component]
+pub fn SubmitButton(label: &'static str, #[prop(into)] pending: Signal<bool>) -> impl IntoView {
+    view! {
+        <button
+            type="submit"
+            class="primary"
+            aria-busy=move || if pending.get() { "true" } else { "false" }
+            disabled=move || pending.get()
+        >
+            {label}
+        </button>
+    }
+}

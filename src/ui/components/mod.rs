@@ -1,0 +1,5 @@
+pub mod auth_forms;
+pub mod form;
+pub mod phrase_preview;
+pub mod site_header;
+pub mod status_page;

@@ -1,0 +1,4 @@
+pub mod auth;
+pub mod console_apps;
+pub mod landing;
+pub mod not_found;

@@ -1,0 +1,16 @@
+//! The signed-in developer, for server-rendered parts of pages.
+
+use crate::api::auth::CurrentDeveloper;
+
+/// The developer of the request being rendered. Always `None` in the browser:
+/// only server-rendered components ask (islands get what they need as props).
+pub fn current_developer() -> Option<CurrentDeveloper> {
+    #[cfg(feature = "ssr")]
+    {
+        crate::api::context::current_developer()
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        None
+    }
+}

@@ -1,0 +1,341 @@
+//! Accounts over real HTTP: cookies, session rotation, log-out, throttling,
+//! cross-site refusal and security headers.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::{Browser, TestDatabase, TestServer};
+use toolwright::api::AppError;
+
+const PASSWORD: &str = "correct horse battery staple";
+
+#[tokio::test]
+async fn signing_up_signs_in_with_a_cookie_that_is_http_only_lax_and_expires() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    let answer = browser.signup("Dev@Example.com", PASSWORD).await;
+    assert_eq!(answer.status, 302, "{answer:?}");
+    assert_eq!(answer.location.as_deref(), Some("/console/apps"));
+    let cookie = answer
+        .set_cookie
+        .iter()
+        .find(|c| c.starts_with("toolwright_session="))
+        .expect("a session cookie");
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    assert!(cookie.contains("SameSite=Lax"), "{cookie}");
+    assert!(cookie.contains("Path=/"), "{cookie}");
+    assert!(
+        cookie.contains("Max-Age=604800"),
+        "7 days of inactivity: {cookie}"
+    );
+    assert!(
+        !cookie.contains("Secure"),
+        "not over plain HTTP by default: {cookie}"
+    );
+
+    let page = browser.get("/console/apps").await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains("dev@example.com"),
+        "the header shows the normalised email"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_cookie_is_secure_when_configured_for_https() {
+    let db = TestDatabase::sqlite();
+    let mut config = db.config();
+    config.secure_cookies = true;
+    let server = TestServer::start_with(db, config).await;
+    let mut browser = Browser::new(&server);
+    let answer = browser.signup("dev@example.com", PASSWORD).await;
+    assert!(answer
+        .set_cookie
+        .iter()
+        .any(|c| c.starts_with("toolwright_session=") && c.contains("Secure")));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn logging_in_rotates_the_session_id_and_the_old_one_is_worthless() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut browser = Browser::new(&server);
+        browser.signup("dev@example.com", PASSWORD).await;
+        let before = browser.session.clone().expect("signed up");
+
+        let answer = browser.login("dev@example.com", PASSWORD).await;
+        assert_eq!(answer.status, 302);
+        let after = browser.session.clone().expect("still signed in");
+        assert_ne!(before, after, "log-in must issue a new session id");
+
+        let mut stale = Browser::new(&server);
+        stale.session = Some(before);
+        let page = stale.get("/console/apps").await;
+        assert_eq!(
+            page.status, 303,
+            "the pre-log-in id no longer signs anyone in"
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn logging_out_destroys_the_session() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut browser = Browser::new(&server);
+        browser.signup("dev@example.com", PASSWORD).await;
+        let id = browser.session.clone().unwrap();
+
+        let answer = browser.form_post("/api/logout", &[]).await;
+        assert_eq!(answer.status, 302);
+        assert_eq!(answer.location.as_deref(), Some("/"));
+        assert!(
+            browser.session.is_none(),
+            "the cookie is removed: {answer:?}"
+        );
+
+        let mut replay = Browser::new(&server);
+        replay.session = Some(id);
+        let page = replay.get("/console/apps").await;
+        assert_eq!(page.status, 303);
+        assert_eq!(
+            page.location.as_deref(),
+            Some("/login?next=%2Fconsole%2Fapps")
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_password_and_an_unknown_email_get_the_same_answer() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    browser.signup("dev@example.com", PASSWORD).await;
+    browser.form_post("/api/logout", &[]).await;
+
+    let wrong_password = browser
+        .call(
+            "/api/login",
+            &[
+                ("email", "dev@example.com"),
+                ("password", "wrong password!!"),
+            ],
+        )
+        .await;
+    let unknown_email = browser
+        .call(
+            "/api/login",
+            &[("email", "nobody@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert_eq!(wrong_password.app_error(), AppError::InvalidCredentials);
+    assert_eq!(unknown_email.app_error(), AppError::InvalidCredentials);
+    assert_eq!(
+        AppError::InvalidCredentials.to_string(),
+        "Invalid email or password"
+    );
+    assert!(browser.session.is_none());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_plain_form_post_that_fails_returns_to_the_form_with_the_error() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    browser.get("/login?next=%2Fconsole%2Fapps").await;
+    let answer = browser.login("nobody@example.com", PASSWORD).await;
+    assert_eq!(answer.status, 302);
+    let location = answer.location.unwrap();
+    assert!(
+        location.contains("/login?next=%2Fconsole%2Fapps&__path="),
+        "{location}"
+    );
+    assert!(location.contains("__err="), "{location}");
+
+    // The page the browser is sent back to renders the message.
+    let path = location.trim_start_matches(&browser.base).to_owned();
+    let page = browser.get(&path).await;
+    assert!(
+        page.body.contains("Invalid email or password"),
+        "{}",
+        page.body
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_sixth_attempt_after_five_wrong_passwords_is_throttled() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut browser = Browser::new(&server);
+        browser.signup("dev@example.com", PASSWORD).await;
+        browser.form_post("/api/logout", &[]).await;
+
+        for attempt in 1..=5 {
+            let answer = browser
+                .call(
+                    "/api/login",
+                    &[
+                        ("email", "DEV@example.com"),
+                        ("password", "wrong password!!"),
+                    ],
+                )
+                .await;
+            assert_eq!(
+                answer.app_error(),
+                AppError::InvalidCredentials,
+                "attempt {attempt}"
+            );
+        }
+        // Even the right password is refused now, before any hashing.
+        let answer = browser
+            .call(
+                "/api/login",
+                &[("email", "dev@example.com"), ("password", PASSWORD)],
+            )
+            .await;
+        match answer.app_error() {
+            AppError::TooManyRequests(message) => {
+                assert!(message.starts_with("Too many attempts"), "{message}")
+            }
+            other => panic!("expected throttling, got {other:?}"),
+        }
+        assert!(browser.session.is_none());
+
+        // Another account from elsewhere is not affected by this email's lock.
+        let mut other = Browser::new(&server);
+        let answer = other.signup("other@example.com", PASSWORD).await;
+        assert_eq!(answer.status, 302);
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn twenty_failures_from_one_client_throttle_every_email_from_it() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    browser.signup("dev@example.com", PASSWORD).await;
+    browser.form_post("/api/logout", &[]).await;
+    for attempt in 0..20 {
+        let email = format!("guess{attempt}@example.com");
+        let answer = browser
+            .call("/api/login", &[("email", &email), ("password", PASSWORD)])
+            .await;
+        assert_eq!(
+            answer.app_error(),
+            AppError::InvalidCredentials,
+            "attempt {attempt}"
+        );
+    }
+    let answer = browser
+        .call(
+            "/api/login",
+            &[("email", "dev@example.com"), ("password", PASSWORD)],
+        )
+        .await;
+    assert!(matches!(answer.app_error(), AppError::TooManyRequests(_)));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_cross_origin_post_is_refused_and_changes_nothing() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    let fields = [("email", "dev@example.com"), ("password", PASSWORD)];
+
+    let answer = browser
+        .post_with(
+            "/api/signup",
+            &[("origin", "https://evil.example"), ("accept", "text/html")],
+            &fields,
+        )
+        .await;
+    assert_eq!(answer.status, 403);
+    let answer = browser
+        .post_with("/api/signup", &[("sec-fetch-site", "cross-site")], &fields)
+        .await;
+    assert_eq!(answer.status, 403);
+    assert!(browser.session.is_none());
+
+    // Nothing was created: the same email can still sign up, same-origin.
+    let answer = browser.signup("dev@example.com", PASSWORD).await;
+    assert_eq!(answer.status, 302);
+    assert_eq!(answer.location.as_deref(), Some("/console/apps"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn pages_server_functions_and_static_files_carry_the_security_headers() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+
+    let page = browser.get("/login").await;
+    let static_file = browser.get("/favicon.svg").await;
+    let server_fn = browser
+        .call(
+            "/api/login",
+            &[("email", "x@example.com"), ("password", "y")],
+        )
+        .await;
+    assert_eq!(static_file.status, 200);
+
+    for (what, answer) in [
+        ("page", &page),
+        ("static file", &static_file),
+        ("server function", &server_fn),
+    ] {
+        let header = |name: &str| {
+            answer
+                .headers
+                .get(name)
+                .unwrap_or_else(|| panic!("{what} lacks {name}"))
+                .to_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert!(
+            header("content-security-policy").contains("frame-ancestors 'none'"),
+            "{what}"
+        );
+        assert_eq!(header("x-content-type-options"), "nosniff", "{what}");
+        assert_eq!(header("referrer-policy"), "same-origin", "{what}");
+    }
+
+    // The page's policy allows exactly its own inline script, by nonce.
+    let csp = page.headers["content-security-policy"].to_str().unwrap();
+    let nonce = csp
+        .split("'nonce-")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("a nonce in the page's policy");
+    assert!(
+        page.body.contains(&format!(r#"nonce="{nonce}""#)),
+        "the inline script carries the nonce"
+    );
+    assert!(!csp.contains("unsafe-inline"));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn every_console_page_sends_a_visitor_to_log_in() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    for path in [
+        "/console",
+        "/console/apps",
+        "/console/apps/new",
+        "/console/apps/x.y/history",
+    ] {
+        let answer = browser.get(path).await;
+        assert_eq!(answer.status, 303, "{path}");
+        let location = answer.location.unwrap();
+        assert!(
+            location.starts_with("/login?next=%2Fconsole"),
+            "{path} → {location}"
+        );
+    }
+    server.stop().await;
+}

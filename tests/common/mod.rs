@@ -1,0 +1,373 @@
+//! Shared by the integration tests: throwaway databases and a real server.
+#![allow(dead_code)]
+
+use std::{
+    net::SocketAddr,
+    sync::atomic::{AtomicU32, Ordering},
+    time::{SystemTime, UNIX_EPOCH},
+};
+use toolwright::server::{self, AppState, Config};
+
+/// A database that exists for one test: a SQLite file in a temporary
+/// directory, or a fresh PostgreSQL database that is dropped afterwards.
+pub struct TestDatabase {
+    pub url: String,
+    _dir: Option<tempfile::TempDir>,
+    postgres: Option<PostgresCleanup>,
+}
+
+struct PostgresCleanup {
+    admin_url: String,
+    name: String,
+}
+
+impl TestDatabase {
+    pub fn sqlite() -> TestDatabase {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let url = format!("sqlite://{}", dir.path().join("toolwright.db").display());
+        TestDatabase {
+            url,
+            _dir: Some(dir),
+            postgres: None,
+        }
+    }
+
+    /// A fresh database on the server `TEST_POSTGRES_URL` names, or `None`
+    /// (with a message) when it is not set.
+    pub async fn postgres() -> Option<TestDatabase> {
+        let Some(admin_url) = std::env::var("TEST_POSTGRES_URL")
+            .ok()
+            .filter(|u| !u.is_empty())
+        else {
+            eprintln!("TEST_POSTGRES_URL is not set: skipping the PostgreSQL variant of this test");
+            return None;
+        };
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        let name = format!(
+            "toolwright_test_{}_{}_{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed),
+            nanos
+        );
+        use sqlx::{Connection, Executor};
+        let mut admin = sqlx::PgConnection::connect(&admin_url)
+            .await
+            .expect("connect to TEST_POSTGRES_URL");
+        admin
+            .execute(format!("CREATE DATABASE {name}").as_str())
+            .await
+            .expect("create a test database");
+        admin.close().await.ok();
+        Some(TestDatabase {
+            url: with_database(&admin_url, &name),
+            _dir: None,
+            postgres: Some(PostgresCleanup { admin_url, name }),
+        })
+    }
+
+    /// Both backends: SQLite always, PostgreSQL when configured.
+    pub async fn all() -> Vec<TestDatabase> {
+        let mut all = vec![TestDatabase::sqlite()];
+        all.extend(TestDatabase::postgres().await);
+        all
+    }
+
+    pub fn config(&self) -> Config {
+        Config::for_database(&self.url).expect("a valid test database URL")
+    }
+
+    pub fn label(&self) -> &'static str {
+        if self.postgres.is_some() {
+            "postgres"
+        } else {
+            "sqlite"
+        }
+    }
+}
+
+impl Drop for TestDatabase {
+    fn drop(&mut self) {
+        let Some(cleanup) = self.postgres.take() else {
+            return;
+        };
+        // Drop may run inside a runtime; a thread with its own runtime
+        // can block on the cleanup either way.
+        let _ = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for cleanup");
+            runtime.block_on(async move {
+                use sqlx::{Connection, Executor};
+                if let Ok(mut admin) = sqlx::PgConnection::connect(&cleanup.admin_url).await {
+                    let _ = admin
+                        .execute(
+                            format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", cleanup.name)
+                                .as_str(),
+                        )
+                        .await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// `postgres://u@h:5432/test?x=y` with database `name` → `postgres://u@h:5432/name?x=y`.
+fn with_database(url: &str, name: &str) -> String {
+    let (base, query) = match url.split_once('?') {
+        Some((base, query)) => (base, Some(query)),
+        None => (url, None),
+    };
+    let authority_start = base.find("://").map(|i| i + 3).unwrap_or(0);
+    let path_start = base[authority_start..]
+        .find('/')
+        .map(|i| authority_start + i)
+        .unwrap_or(base.len());
+    let mut out = format!("{}/{}", &base[..path_start], name);
+    if let Some(query) = query {
+        out.push('?');
+        out.push_str(query);
+    }
+    out
+}
+
+/// The console's real server on a free loopback port.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    pub state: AppState,
+    shutdown: Option<tokio::sync::oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+    pub db: TestDatabase,
+    _site: tempfile::TempDir,
+}
+
+impl TestServer {
+    pub async fn start(db: TestDatabase) -> TestServer {
+        let config = db.config();
+        Self::start_with(db, config).await
+    }
+
+    /// Starts the server with `config` on `db`. The site root is a temporary
+    /// directory holding `public/`, so static files are served without a
+    /// front-end build.
+    pub async fn start_with(db: TestDatabase, config: Config) -> TestServer {
+        let site = tempfile::tempdir().expect("site directory");
+        for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/public")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(entry.path(), site.path().join(entry.file_name())).unwrap();
+        }
+        let leptos_options = leptos::config::LeptosOptions::builder()
+            .output_name("toolwright")
+            .site_root(site.path().to_string_lossy().into_owned())
+            .site_pkg_dir("pkg")
+            .build();
+        let state = server::prepare(config, leptos_options)
+            .await
+            .expect("the server prepares");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind port 0");
+        let addr = listener.local_addr().unwrap();
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(server::serve(listener, state.clone(), async move {
+            let _ = rx.await;
+        }));
+        TestServer {
+            addr,
+            state,
+            shutdown: Some(tx),
+            task: Some(task),
+            db,
+            _site: site,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{}", self.addr, path)
+    }
+
+    /// Stops accepting, lets requests finish, and waits for the server task.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await
+                .expect("server task")
+                .expect("server ran cleanly");
+        }
+    }
+}
+
+#[test]
+fn database_names_are_replaced_in_postgres_urls() {
+    assert_eq!(
+        with_database("postgres://root@127.0.0.1:5432/test", "x"),
+        "postgres://root@127.0.0.1:5432/x"
+    );
+    assert_eq!(
+        with_database("postgres://root@127.0.0.1:5432/test?sslmode=disable", "x"),
+        "postgres://root@127.0.0.1:5432/x?sslmode=disable"
+    );
+    assert_eq!(with_database("postgres://h", "x"), "postgres://h/x");
+}
+
+/// A browser-like HTTP client: follows no redirects, keeps the session
+/// cookie, and sends the headers a same-origin form post would.
+pub struct Browser {
+    pub base: String,
+    host: String,
+    client: reqwest::Client,
+    pub session: Option<String>,
+    /// The page the next form post comes from (its `Referer`).
+    pub page: String,
+}
+
+/// What came back, with the parts the tests look at.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub location: Option<String>,
+    pub set_cookie: Vec<String>,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: String,
+}
+
+impl Answer {
+    /// The server function error in a non-HTML answer's body.
+    pub fn app_error(&self) -> toolwright::api::AppError {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not an AppError ({e}): {} {}", self.status, self.body))
+    }
+
+    /// The session cookie this answer sets, if any (`Some("")` when it removes it).
+    pub fn session_cookie(&self) -> Option<&str> {
+        self.set_cookie.iter().find_map(|c| {
+            c.strip_prefix("toolwright_session=")
+                .map(|rest| rest.split(';').next().unwrap_or(""))
+        })
+    }
+}
+
+impl Browser {
+    pub fn new(server: &TestServer) -> Browser {
+        Browser {
+            base: format!("http://{}", server.addr),
+            host: server.addr.to_string(),
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            session: None,
+            page: "/".to_owned(),
+        }
+    }
+
+    async fn send(&mut self, request: reqwest::RequestBuilder) -> Answer {
+        let request = match &self.session {
+            Some(id) => request.header("cookie", format!("toolwright_session={id}")),
+            None => request,
+        };
+        let response = request.send().await.expect("the server answers");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let location = headers
+            .get("location")
+            .map(|v| v.to_str().unwrap().to_owned());
+        let set_cookie: Vec<String> = headers
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap().to_owned())
+            .collect();
+        let body = response.text().await.unwrap_or_default();
+        let answer = Answer {
+            status,
+            location,
+            set_cookie,
+            headers,
+            body,
+        };
+        if let Some(cookie) = answer.session_cookie() {
+            self.session = (!cookie.is_empty()).then(|| cookie.to_owned());
+        }
+        answer
+    }
+
+    pub async fn get(&mut self, path: &str) -> Answer {
+        self.page = path.to_owned();
+        let request = self.client.get(format!("{}{path}", self.base));
+        self.send(request).await
+    }
+
+    /// A plain HTML form post from one of the console's own pages.
+    pub async fn form_post(&mut self, path: &str, fields: &[(&str, &str)]) -> Answer {
+        let request = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("accept", "text/html")
+            .header("origin", format!("http://{}", self.host))
+            .header("referer", format!("{}{}", self.base, self.page))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(encode_form(fields));
+        self.send(request).await
+    }
+
+    /// A server function call as the islands make it (answers with data).
+    pub async fn call(&mut self, path: &str, fields: &[(&str, &str)]) -> Answer {
+        let request = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("accept", "application/json")
+            .header("origin", format!("http://{}", self.host))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(encode_form(fields));
+        self.send(request).await
+    }
+
+    /// A request made with whatever extra headers the test wants.
+    pub async fn post_with(
+        &mut self,
+        path: &str,
+        headers: &[(&str, &str)],
+        fields: &[(&str, &str)],
+    ) -> Answer {
+        let mut request = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(encode_form(fields));
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send(request).await
+    }
+
+    pub async fn signup(&mut self, email: &str, password: &str) -> Answer {
+        self.form_post("/api/signup", &[("email", email), ("password", password)])
+            .await
+    }
+
+    pub async fn login(&mut self, email: &str, password: &str) -> Answer {
+        self.form_post("/api/login", &[("email", email), ("password", password)])
+            .await
+    }
+}
+
+pub fn encode_form(fields: &[(&str, &str)]) -> String {
+    fields
+        .iter()
+        .map(|(k, v)| {
+            format!(
+                "{}={}",
+                toolwright::domain::url::encode_component(k),
+                toolwright::domain::url::encode_component(v)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}

@@ -1,0 +1,129 @@
+//! The developers repository on real SQLite and PostgreSQL.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::TestDatabase;
+use toolwright::{
+    domain::account::NewAccount,
+    server::{password, repo, Db},
+};
+
+async fn open(test_db: &TestDatabase) -> Db {
+    let db = Db::connect(&test_db.config()).await.expect("connect");
+    db.migrate().await.expect("migrate");
+    db
+}
+
+#[tokio::test]
+async fn a_developer_is_created_found_and_verified() {
+    for test_db in TestDatabase::all().await {
+        let db = open(&test_db).await;
+        let account = NewAccount::new("  Dev@Example.com ", "correct horse battery");
+        let hash = password::hash_password(account.password.clone())
+            .await
+            .unwrap();
+        let id = repo::developers::create(&db, &account.email, &hash, 1)
+            .await
+            .unwrap();
+
+        let found = repo::developers::find_by_email(&db, "dev@example.com")
+            .await
+            .unwrap()
+            .expect("found by its normalised email");
+        assert_eq!(found.id, id, "{}", test_db.label());
+        assert_eq!(found.email, "dev@example.com");
+        assert!(password::verify_password(
+            "correct horse battery".into(),
+            Some(found.password_hash.clone())
+        )
+        .await
+        .unwrap());
+        assert!(!password::verify_password(
+            "correct horse battery?".into(),
+            Some(found.password_hash)
+        )
+        .await
+        .unwrap());
+
+        let by_id = repo::developers::find_by_id(&db, id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(by_id.email, "dev@example.com");
+        assert!(repo::developers::find_by_id(&db, id + 1000)
+            .await
+            .unwrap()
+            .is_none());
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn the_same_email_in_another_case_is_refused_as_a_unique_violation() {
+    for test_db in TestDatabase::all().await {
+        let db = open(&test_db).await;
+        let first = NewAccount::new("dev@example.com", "x");
+        repo::developers::create(&db, &first.email, "h", 1)
+            .await
+            .unwrap();
+        let second = NewAccount::new("DEV@EXAMPLE.COM", "x");
+        let error = repo::developers::create(&db, &second.email, "h", 2)
+            .await
+            .unwrap_err();
+        assert!(
+            repo::is_unique_violation(&error),
+            "{}: {error}",
+            test_db.label()
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn login_failures_are_counted_per_email_and_client_and_cleared() {
+    for test_db in TestDatabase::all().await {
+        let db = open(&test_db).await;
+        use repo::login_failures as failures;
+        failures::record(&db, "a@example.com", "10.0.0.1", 100)
+            .await
+            .unwrap();
+        failures::record(&db, "a@example.com", "10.0.0.2", 200)
+            .await
+            .unwrap();
+        failures::record(&db, "b@example.com", "10.0.0.1", 300)
+            .await
+            .unwrap();
+
+        let mut a = failures::since_for_email(&db, "a@example.com", 0)
+            .await
+            .unwrap();
+        a.sort();
+        assert_eq!(a, vec![100, 200], "{}", test_db.label());
+        assert_eq!(
+            failures::since_for_email(&db, "a@example.com", 150)
+                .await
+                .unwrap(),
+            vec![200]
+        );
+        let mut client = failures::since_for_client(&db, "10.0.0.1", 0)
+            .await
+            .unwrap();
+        client.sort();
+        assert_eq!(client, vec![100, 300]);
+
+        failures::clear_for_email(&db, "a@example.com")
+            .await
+            .unwrap();
+        assert!(failures::since_for_email(&db, "a@example.com", 0)
+            .await
+            .unwrap()
+            .is_empty());
+        assert_eq!(failures::prune(&db, 301).await.unwrap(), 1);
+        assert!(failures::since_for_client(&db, "10.0.0.1", 0)
+            .await
+            .unwrap()
+            .is_empty());
+        db.close().await;
+    }
+}

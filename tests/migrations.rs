@@ -1,0 +1,92 @@
+//! The migrations apply on a fresh SQLite file and a fresh PostgreSQL
+//! database, twice without harm, and leave SQLite in the promised mode.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::TestDatabase;
+use toolwright::{on_db, server::Db};
+
+#[tokio::test]
+async fn migrations_apply_to_fresh_databases_and_are_idempotent() {
+    for test_db in TestDatabase::all().await {
+        let db = Db::connect(&test_db.config()).await.expect("connect");
+        db.migrate()
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", test_db.label()));
+        db.migrate()
+            .await
+            .unwrap_or_else(|e| panic!("{} (second run): {e}", test_db.label()));
+
+        let applied: i64 = on_db!(&db, pool => sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM _sqlx_migrations WHERE success"
+        )
+        .fetch_one(pool)
+        .await)
+        .expect("count migrations");
+        let files = std::fs::read_dir(format!(
+            "{}/migrations/{}",
+            env!("CARGO_MANIFEST_DIR"),
+            test_db.label()
+        ))
+        .unwrap()
+        .count() as i64;
+        assert_eq!(applied, files, "{}", test_db.label());
+
+        // The schema is there and usable.
+        let inserted: u64 = on_db!(&db, pool => sqlx::query(
+            "INSERT INTO developers (email, password_hash, created_at) VALUES ($1, $2, $3)"
+        )
+        .bind("dev@example.com")
+        .bind("not-a-real-hash")
+        .bind(0_i64)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))
+        .expect("insert");
+        assert_eq!(inserted, 1);
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn both_backends_use_the_same_migration_names() {
+    let names = |backend: &str| {
+        let mut names: Vec<String> = std::fs::read_dir(format!(
+            "{}/migrations/{backend}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names("sqlite"), names("postgres"));
+}
+
+#[tokio::test]
+async fn sqlite_runs_in_wal_mode_with_foreign_keys_on_and_creates_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/deeper/toolwright.db");
+    let config =
+        toolwright::server::Config::for_database(&format!("sqlite://{}", path.display())).unwrap();
+    let db = Db::connect(&config)
+        .await
+        .expect("connect creates the file");
+    assert!(path.exists());
+    let Db::Sqlite(pool) = &db else {
+        panic!("expected SQLite")
+    };
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(mode, "wal");
+    let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+        .fetch_one(pool)
+        .await
+        .unwrap();
+    assert_eq!(foreign_keys, 1);
+    db.close().await;
+}
