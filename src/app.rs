@@ -3,9 +3,11 @@
 use crate::ui::{
     components::site_header::SiteHeader,
     pages::{
+        app_page::AppPage,
         auth::{LoginPage, SignupPage},
         console_apps::AppsPage,
         landing::LandingPage,
+        new_app::NewAppPage,
         not_found::NotFoundPage,
     },
 };
@@ -13,7 +15,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
-    path,
+    path, SsrMode,
 };
 
 /// The document around every page. Only the islands are hydrated in the
@@ -56,7 +58,16 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=LandingPage/>
                     <Route path=path!("/signup") view=SignupPage/>
                     <Route path=path!("/login") view=LoginPage/>
-                    <Route path=path!("/console/apps") view=AppsPage/>
+                    // Console pages wait for their data before answering, so that
+                    // the status (404 for someone else's app) is right and the
+                    // page is complete without JavaScript.
+                    <Route path=path!("/console/apps") view=AppsPage ssr=SsrMode::Async/>
+                    <Route path=path!("/console/apps/new") view=NewAppPage ssr=SsrMode::Async/>
+                    <Route
+                        path=path!("/console/apps/:package_name")
+                        view=AppPage
+                        ssr=SsrMode::Async
+                    />
                 </Routes>
             </main>
         </Router>

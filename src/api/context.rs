@@ -64,3 +64,16 @@ pub fn internal(error: impl std::fmt::Display) -> AppError {
     tracing::error!(%error, "internal error");
     AppError::Internal
 }
+
+/// The app `package_name` if `developer` owns it; [`AppError::NotFound`]
+/// for another developer's app and for an unknown one alike.
+pub async fn owned_app(
+    state: &AppState,
+    developer: &CurrentDeveloper,
+    package_name: &str,
+) -> Result<crate::server::repo::apps::StoredApp, AppError> {
+    crate::server::repo::apps::find_for_owner(&state.db, developer.id, package_name.trim())
+        .await
+        .map_err(internal)?
+        .ok_or(AppError::NotFound)
+}

@@ -1,6 +1,7 @@
 //! Server functions, grouped by domain. Each is thin: who is asking, validate,
 //! check ownership, call a repository, map the error.
 
+pub mod apps;
 pub mod auth;
 pub mod error;
 

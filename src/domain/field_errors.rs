@@ -6,8 +6,16 @@ use std::collections::BTreeMap;
 /// Messages per field, in a stable order so pages and tests see the same
 /// thing every time. A field's key is the `name` of its input (`email`,
 /// `parameters[2].name`, …).
+///
+/// `echo` carries back what was submitted (never secrets): a form posted
+/// without JavaScript is redirected back to its page, which refills itself
+/// from the echo so that nothing typed is lost.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FieldErrors(BTreeMap<String, Vec<String>>);
+pub struct FieldErrors {
+    errors: BTreeMap<String, Vec<String>>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    echo: BTreeMap<String, String>,
+}
 
 impl FieldErrors {
     pub fn new() -> Self {
@@ -22,7 +30,7 @@ impl FieldErrors {
     }
 
     pub fn add(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        let messages = self.0.entry(field.into()).or_default();
+        let messages = self.errors.entry(field.into()).or_default();
         let message = message.into();
         if !messages.contains(&message) {
             messages.push(message);
@@ -30,19 +38,30 @@ impl FieldErrors {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.errors.is_empty()
     }
 
     /// The first message for a field, the one shown next to it.
     pub fn first(&self, field: &str) -> Option<&str> {
-        self.0
+        self.errors
             .get(field)
             .and_then(|m| m.first())
             .map(String::as_str)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[String])> {
-        self.0.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+        self.errors.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    }
+
+    /// Records what was submitted for `field`, to be shown again.
+    pub fn with_echo(mut self, field: impl Into<String>, value: impl Into<String>) -> Self {
+        self.echo.insert(field.into(), value.into());
+        self
+    }
+
+    /// What was submitted for `field`, if echoed.
+    pub fn echoed(&self, field: &str) -> Option<&str> {
+        self.echo.get(field).map(String::as_str)
     }
 
     /// `Ok(())` when there is nothing to report.
@@ -91,6 +110,14 @@ mod tests {
         errors.add("name", "Required");
         errors.add("name", "Required");
         assert_eq!(errors.iter().next().unwrap().1.len(), 1);
+    }
+
+    #[test]
+    fn echoed_values_come_back_and_do_not_count_as_errors() {
+        let errors = FieldErrors::new().with_echo("name", "Todo");
+        assert!(errors.is_empty());
+        assert_eq!(errors.echoed("name"), Some("Todo"));
+        assert_eq!(errors.echoed("other"), None);
     }
 
     #[test]

@@ -6,9 +6,11 @@
 //! macro-generated paths.)
 
 pub mod account;
+pub mod app;
 pub mod field_errors;
 pub mod lists;
 pub mod throttle;
+pub mod time;
 pub mod url;
 
 pub use field_errors::FieldErrors;

@@ -47,7 +47,7 @@ pub fn field_message(
     })
 }
 
-/// The form-level message: the error itself, or for field errors a pointer to them.
+/// The form-level message: the error itself (for field errors, a pointer to them).
 pub fn form_message(error: Signal<Option<AppError>>) -> Signal<Option<String>> {
     Signal::derive(move || error.with(|e| e.as_ref().map(ToString::to_string)))
 }
@@ -66,7 +66,10 @@ pub fn TextField(
     #[prop(optional)] autocomplete: Option<&'static str>,
     #[prop(optional)] hint: Option<&'static str>,
     #[prop(optional)] required: bool,
-    #[prop(into)] error: Signal<Option<String>>,
+    #[prop(optional)] readonly: bool,
+    #[prop(optional)] inputmode: Option<&'static str>,
+    #[prop(optional)] placeholder: Option<&'static str>,
+    #[prop(into, default = Signal::stored(None))] error: Signal<Option<String>>,
 ) -> impl IntoView {
     let error_id = format!("{id}-error");
     let hint_id = format!("{id}-hint");
@@ -84,10 +87,49 @@ pub fn TextField(
                 type=kind
                 value=value
                 autocomplete=autocomplete
+                inputmode=inputmode
+                placeholder=placeholder
                 required=required
+                readonly=readonly
                 aria-describedby=described_by
                 aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
             />
+            <p class="field-error" id=error_id>{move || error.get()}</p>
+        </div>
+    }
+}
+
+/// A labelled multi-line field with its error below.
+#[component]
+pub fn TextArea(
+    label: &'static str,
+    name: &'static str,
+    id: &'static str,
+    #[prop(optional, into)] value: String,
+    #[prop(optional)] hint: Option<&'static str>,
+    #[prop(default = 4)] rows: u32,
+    #[prop(into, default = Signal::stored(None))] error: Signal<Option<String>>,
+) -> impl IntoView {
+    let error_id = format!("{id}-error");
+    let hint_id = format!("{id}-hint");
+    let described_by = match hint {
+        Some(_) => format!("{hint_id} {error_id}"),
+        None => error_id.clone(),
+    };
+    view! {
+        <div class="field">
+            <label for=id>{label}</label>
+            {hint.map(|hint| view! { <p class="hint" id=hint_id.clone()>{hint}</p> })}
+            <textarea
+                id=id
+                name=name
+                rows=rows
+                class="prose"
+                aria-describedby=described_by
+                aria-invalid=move || if error.with(Option::is_some) { "true" } else { "false" }
+            >
+                {value}
+            </textarea>
             <p class="field-error" id=error_id>{move || error.get()}</p>
         </div>
     }
@@ -113,4 +155,21 @@ pub fn SubmitButton(label: &'static str, #[prop(into)] pending: Signal<bool>) ->
             {label}
         </button>
     }
+}
+
+/// What to show in `field` when a form is first drawn: what was submitted
+/// (echoed back by a refused plain form post), or else the stored value.
+pub fn initial_value(initial_error: &Option<AppError>, field: &str, stored: &str) -> String {
+    initial_error
+        .as_ref()
+        .and_then(AppError::field_errors)
+        .and_then(|errors| errors.echoed(field))
+        .unwrap_or(stored)
+        .to_owned()
+}
+
+/// A polite live region for "Saved." and the like.
+#[component]
+pub fn Notice(#[prop(into)] message: Signal<Option<String>>) -> impl IntoView {
+    view! { <p class="notice" role="status">{move || message.get()}</p> }
 }

@@ -1,3 +1,4 @@
+pub mod app_forms;
 pub mod auth_forms;
 pub mod form;
 pub mod phrase_preview;

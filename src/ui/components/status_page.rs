@@ -58,3 +58,11 @@ pub fn ErrorTemplate(errors: ArcRwSignal<Errors>) -> impl IntoView {
     };
     view! { <StatusPage status=error.status() title=title message=error.to_string()/> }
 }
+
+/// A page's answer when loading its data failed: the matching status page.
+#[component]
+pub fn AppErrorView(error: AppError) -> impl IntoView {
+    let errors = ArcRwSignal::new(Errors::default());
+    errors.update(|e| e.insert_with_default_key(error));
+    view! { <ErrorTemplate errors/> }
+}

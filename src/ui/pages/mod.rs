@@ -1,4 +1,6 @@
+pub mod app_page;
 pub mod auth;
 pub mod console_apps;
 pub mod landing;
+pub mod new_app;
 pub mod not_found;

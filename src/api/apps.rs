@@ -1,0 +1,183 @@
+//! Apps: list, read, create, save, delete — each only ever for the
+//! signed-in developer's own apps.
+
+use super::AppError;
+use crate::domain::app::{AppDetails, AppSummary};
+use leptos::prelude::*;
+
+/// The message of a save based on an old revision (SPEC.md §4).
+pub const STALE_MESSAGE: &str = "This app was changed elsewhere. Reload to see the latest version.";
+
+/// The signed-in developer's apps.
+#[server(prefix = "/api", endpoint = "apps/list")]
+pub async fn list_apps() -> Result<Vec<AppSummary>, AppError> {
+    use crate::{api::context, server::repo};
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    repo::apps::list_for_owner(&state.db, developer.id)
+        .await
+        .map_err(context::internal)
+}
+
+/// One of the signed-in developer's apps; anyone else's is [`AppError::NotFound`].
+#[server(prefix = "/api", endpoint = "apps/get")]
+pub async fn get_app(package_name: String) -> Result<AppDetails, AppError> {
+    use crate::api::context;
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    Ok(context::owned_app(&state, &developer, &package_name)
+        .await?
+        .details)
+}
+
+/// Creates an app and goes to its page.
+#[server(prefix = "/api", endpoint = "apps/create")]
+pub async fn create_app(
+    package_name: String,
+    name: String,
+    description: String,
+    version: String,
+    public_url: String,
+) -> Result<(), AppError> {
+    use crate::{
+        api::context,
+        domain::{app::AppInput, url::encode_component, FieldErrors},
+        server::{clock::now_ms, repo},
+    };
+    let developer = context::require_developer()?;
+    let input = AppInput {
+        package_name,
+        name,
+        description,
+        version,
+        public_url,
+    }
+    .normalized();
+    input
+        .check()
+        .map_err(|errors| echo_app_input(errors, &input))?;
+    let state = context::state()?;
+    match repo::apps::create(&state.db, developer.id, &input, now_ms()).await {
+        Ok(_) => {}
+        // The database decides, not a racy pre-check.
+        Err(error) if repo::is_unique_violation(&error) => {
+            let errors = FieldErrors::single(
+                "package_name",
+                "This package name is already taken. Choose another one.",
+            );
+            return Err(echo_app_input(errors, &input).into());
+        }
+        Err(error) => return Err(context::internal(error)),
+    }
+    tracing::info!(developer = developer.id, package = %input.package_name, "app created");
+    leptos_axum::redirect(&format!(
+        "/console/apps/{}?created=1",
+        encode_component(&input.package_name)
+    ));
+    Ok(())
+}
+
+/// Saves an app's own fields, if it is still at `revision`. Answers with the
+/// saved app; a plain form post is sent back to the app's page instead.
+#[server(prefix = "/api", endpoint = "apps/save")]
+pub async fn save_app(
+    package_name: String,
+    revision: i64,
+    name: String,
+    description: String,
+    version: String,
+    public_url: String,
+) -> Result<AppDetails, AppError> {
+    use crate::{
+        api::context,
+        domain::{app::AppInput, url::encode_component},
+        server::{clock::now_ms, repo},
+    };
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let input = AppInput {
+        // Immutable: whatever the form says, the stored one is kept.
+        package_name: app.details.package_name.clone(),
+        name,
+        description,
+        version,
+        public_url,
+    }
+    .normalized();
+    input
+        .check()
+        .map_err(|errors| echo_app_input(errors, &input))?;
+
+    let now = now_ms();
+    match repo::apps::update(&state.db, app.id, revision, &input, now)
+        .await
+        .map_err(context::internal)?
+    {
+        repo::apps::Revised::Applied(new_revision) => {
+            tracing::info!(developer = developer.id, package = %input.package_name, new_revision, "app saved");
+            if context::is_plain_form_post() {
+                leptos_axum::redirect(&format!(
+                    "/console/apps/{}?saved=1",
+                    encode_component(&input.package_name)
+                ));
+            }
+            Ok(AppDetails {
+                package_name: input.package_name,
+                name: input.name,
+                description: input.description,
+                version: input.version,
+                public_url: input.public_url,
+                revision: new_revision,
+                updated_at: now,
+            })
+        }
+        repo::apps::Revised::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
+    }
+}
+
+/// Deletes an app and its tools. `confirmation` must repeat the package name.
+#[server(prefix = "/api", endpoint = "apps/delete")]
+pub async fn delete_app(package_name: String, confirmation: String) -> Result<(), AppError> {
+    use crate::{
+        api::context,
+        domain::{url::encode_component, FieldErrors},
+        server::repo,
+    };
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    if confirmation.trim() != app.details.package_name {
+        return Err(FieldErrors::single(
+            "confirmation",
+            "Type the package name exactly to confirm the deletion",
+        )
+        .into());
+    }
+    if !repo::apps::delete(&state.db, developer.id, &app.details.package_name)
+        .await
+        .map_err(context::internal)?
+    {
+        return Err(AppError::NotFound);
+    }
+    tracing::info!(developer = developer.id, package = %app.details.package_name, "app deleted");
+    leptos_axum::redirect(&format!(
+        "/console/apps?deleted={}",
+        encode_component(&app.details.package_name)
+    ));
+    Ok(())
+}
+
+/// Validation errors of an app form, with what was typed echoed back.
+#[cfg(feature = "ssr")]
+fn echo_app_input(
+    errors: crate::domain::FieldErrors,
+    input: &crate::domain::app::AppInput,
+) -> crate::domain::FieldErrors {
+    errors
+        .with_echo("package_name", &input.package_name)
+        .with_echo("name", &input.name)
+        .with_echo("description", &input.description)
+        .with_echo("version", &input.version)
+        .with_echo("public_url", &input.public_url)
+}

@@ -1,0 +1,152 @@
+use crate::{
+    domain::app::{AppDetails, AppInput, AppSummary},
+    on_db,
+    server::db::Db,
+};
+
+/// An app as loaded for its owner: its row id (for the tools' foreign keys)
+/// and its fields.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredApp {
+    pub id: i64,
+    pub details: AppDetails,
+}
+
+#[derive(sqlx::FromRow)]
+struct AppRow {
+    id: i64,
+    package_name: String,
+    name: String,
+    description: String,
+    version: String,
+    public_url: String,
+    revision: i64,
+    updated_at: i64,
+}
+
+impl From<AppRow> for StoredApp {
+    fn from(row: AppRow) -> Self {
+        StoredApp {
+            id: row.id,
+            details: AppDetails {
+                package_name: row.package_name,
+                name: row.name,
+                description: row.description,
+                version: row.version,
+                public_url: row.public_url,
+                revision: row.revision,
+                updated_at: row.updated_at,
+            },
+        }
+    }
+}
+
+/// The outcome of a change guarded by the app's revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Revised {
+    /// Applied; the app is now at this revision.
+    Applied(i64),
+    /// The app is no longer at the expected revision: nothing was changed.
+    Stale,
+}
+
+/// Inserts a new app at revision 1. A taken package name fails with a
+/// unique violation (see [`super::is_unique_violation`]).
+pub async fn create(
+    db: &Db,
+    owner_id: i64,
+    input: &AppInput,
+    now_ms: i64,
+) -> Result<i64, sqlx::Error> {
+    on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+        "INSERT INTO apps (owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id",
+    )
+    .bind(owner_id)
+    .bind(&input.package_name)
+    .bind(&input.name)
+    .bind(&input.description)
+    .bind(&input.version)
+    .bind(&input.public_url)
+    .bind(now_ms)
+    .fetch_one(pool)
+    .await)
+}
+
+/// The owner's apps, most recently updated first, with their tool counts.
+pub async fn list_for_owner(db: &Db, owner_id: i64) -> Result<Vec<AppSummary>, sqlx::Error> {
+    let rows: Vec<(String, String, i64, i64)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT a.package_name, a.name, COUNT(t.id) AS tool_count, a.updated_at \
+         FROM apps a LEFT JOIN tools t ON t.app_id = a.id \
+         WHERE a.owner_id = $1 \
+         GROUP BY a.id, a.package_name, a.name, a.updated_at \
+         ORDER BY a.updated_at DESC, a.package_name",
+    )
+    .bind(owner_id)
+    .fetch_all(pool)
+    .await)?;
+    Ok(rows
+        .into_iter()
+        .map(|(package_name, name, tool_count, updated_at)| AppSummary {
+            package_name,
+            name,
+            tool_count,
+            updated_at,
+        })
+        .collect())
+}
+
+/// The app with this package name, if `owner_id` owns it. Another
+/// developer's app is `None`, exactly like an unknown one.
+pub async fn find_for_owner(
+    db: &Db,
+    owner_id: i64,
+    package_name: &str,
+) -> Result<Option<StoredApp>, sqlx::Error> {
+    let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT id, package_name, name, description, version, public_url, revision, updated_at \
+         FROM apps WHERE owner_id = $1 AND package_name = $2",
+    )
+    .bind(owner_id)
+    .bind(package_name)
+    .fetch_optional(pool)
+    .await)?;
+    Ok(row.map(StoredApp::from))
+}
+
+/// Updates the app's own fields (never its package name) if it is still at
+/// `expected_revision`, bumping the revision.
+pub async fn update(
+    db: &Db,
+    app_id: i64,
+    expected_revision: i64,
+    input: &AppInput,
+    now_ms: i64,
+) -> Result<Revised, sqlx::Error> {
+    let new_revision: Option<i64> = on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+        "UPDATE apps SET name = $1, description = $2, version = $3, public_url = $4, \
+         revision = revision + 1, updated_at = $5 \
+         WHERE id = $6 AND revision = $7 RETURNING revision",
+    )
+    .bind(&input.name)
+    .bind(&input.description)
+    .bind(&input.version)
+    .bind(&input.public_url)
+    .bind(now_ms)
+    .bind(app_id)
+    .bind(expected_revision)
+    .fetch_optional(pool)
+    .await)?;
+    Ok(new_revision.map_or(Revised::Stale, Revised::Applied))
+}
+
+/// Deletes the owner's app and, by cascade, its tools. `false` when there
+/// is no such app of theirs.
+pub async fn delete(db: &Db, owner_id: i64, package_name: &str) -> Result<bool, sqlx::Error> {
+    on_db!(db, pool => sqlx::query("DELETE FROM apps WHERE owner_id = $1 AND package_name = $2")
+        .bind(owner_id)
+        .bind(package_name)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected() > 0))
+}

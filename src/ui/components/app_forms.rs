@@ -1,0 +1,213 @@
+//! The forms of an app: create, edit details, delete. Islands over server
+//! functions; each also works as a plain form post without JavaScript.
+
+use crate::{
+    api::{
+        apps::{CreateApp, DeleteApp, SaveApp},
+        AppError,
+    },
+    domain::app::{AppDetails, DEFAULT_VERSION},
+    ui::components::form::{
+        field_message, form_error, form_message, initial_value, FormAlert, Notice, SubmitButton,
+        TextArea, TextField,
+    },
+};
+use leptos::prelude::*;
+
+const PACKAGE_HINT: &str =
+    "Lower-case letters, digits, dots and hyphens, like com.example.todo. It cannot be changed later.";
+const URL_HINT: &str =
+    "The base URL of your app's server; the assistant sends tool calls to its /tool path.";
+
+#[island]
+pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
+    let action = ServerAction::<CreateApp>::new();
+    let error = form_error(action, initial_error.clone());
+    let value = move |field: &str, default: &str| initial_value(&initial_error, field, default);
+    view! {
+        <ActionForm action=action attr:novalidate=true attr:aria-label="New app">
+            <FormAlert message=form_message(error)/>
+            <TextField
+                label="Package name"
+                name="package_name"
+                id="app-package-name"
+                value=value("package_name", "")
+                hint=PACKAGE_HINT
+                autocomplete="off"
+                required=true
+                error=field_message(error, "package_name")
+            />
+            <TextField
+                label="Name"
+                name="name"
+                id="app-name"
+                value=value("name", "")
+                autocomplete="off"
+                required=true
+                error=field_message(error, "name")
+            />
+            <TextArea
+                label="Description"
+                name="description"
+                id="app-description"
+                value=value("description", "")
+                error=field_message(error, "description")
+            />
+            <TextField
+                label="Version"
+                name="version"
+                id="app-version"
+                value=value("version", DEFAULT_VERSION)
+                autocomplete="off"
+                required=true
+                error=field_message(error, "version")
+            />
+            <TextField
+                label="Server URL"
+                name="public_url"
+                id="app-public-url"
+                kind="url"
+                value=value("public_url", "")
+                hint=URL_HINT
+                placeholder="https://todo.example.com"
+                required=true
+                error=field_message(error, "public_url")
+            />
+            <div class="form-actions">
+                <SubmitButton label="Create app" pending=action.pending()/>
+                <a href="/console/apps">"Cancel"</a>
+            </div>
+        </ActionForm>
+    }
+}
+
+#[island]
+pub fn AppDetailsForm(
+    app: AppDetails,
+    notice: Option<String>,
+    initial_error: Option<AppError>,
+) -> impl IntoView {
+    let action = ServerAction::<SaveApp>::new();
+    let error = form_error(action, initial_error.clone());
+    let stored_revision = app.revision;
+    let revision = Signal::derive(move || match action.value().get() {
+        Some(Ok(saved)) => saved.revision,
+        _ => stored_revision,
+    });
+    let notice = Signal::derive(move || match action.value().get() {
+        Some(Ok(_)) => Some("Saved.".to_owned()),
+        Some(Err(_)) => None,
+        None => notice.clone(),
+    });
+    let is_conflict = Signal::derive(move || matches!(error.get(), Some(AppError::Conflict(_))));
+    let reload_href = format!(
+        "/console/apps/{}",
+        crate::domain::url::encode_component(&app.package_name)
+    );
+    let value = move |field: &str, stored: &str| initial_value(&initial_error, field, stored);
+
+    view! {
+        <ActionForm action=action attr:novalidate=true attr:aria-label="App details">
+            <FormAlert message=form_message(error)/>
+            <Show when=move || is_conflict.get()>
+                <p><a class="button" href=reload_href.clone()>"Reload"</a></p>
+            </Show>
+            <Notice message=notice/>
+            <TextField
+                label="Package name"
+                name="package_name"
+                id="app-package-name"
+                value=app.package_name.clone()
+                hint="The app's permanent key; it cannot be changed."
+                readonly=true
+            />
+            <input type="hidden" name="revision" value=move || revision.get().to_string()/>
+            <TextField
+                label="Name"
+                name="name"
+                id="app-name"
+                value=value("name", &app.name)
+                autocomplete="off"
+                required=true
+                error=field_message(error, "name")
+            />
+            <TextArea
+                label="Description"
+                name="description"
+                id="app-description"
+                value=value("description", &app.description)
+                error=field_message(error, "description")
+            />
+            <TextField
+                label="Version"
+                name="version"
+                id="app-version"
+                value=value("version", &app.version)
+                autocomplete="off"
+                required=true
+                error=field_message(error, "version")
+            />
+            <TextField
+                label="Server URL"
+                name="public_url"
+                id="app-public-url"
+                kind="url"
+                value=value("public_url", &app.public_url)
+                hint=URL_HINT
+                required=true
+                error=field_message(error, "public_url")
+            />
+            <div class="form-actions">
+                <SubmitButton label="Save app" pending=action.pending()/>
+            </div>
+        </ActionForm>
+    }
+}
+
+#[island]
+pub fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
+    let action = ServerAction::<DeleteApp>::new();
+    let error = form_error(action, initial_error);
+    let confirm_error = field_message(error, "confirmation");
+    let other_error = Signal::derive(move || {
+        error
+            .get()
+            .filter(|e| e.field_errors().is_none())
+            .map(|e| e.to_string())
+    });
+    let error_id = "delete-confirmation-error";
+    view! {
+        <ActionForm action=action attr:novalidate=true attr:aria-label="Delete app">
+            <FormAlert message=other_error/>
+            <p>
+                "Deleting the app also deletes all of its tools. This cannot be undone. To confirm, type "
+                <code>{package_name.clone()}</code>
+                " below."
+            </p>
+            <input type="hidden" name="package_name" value=package_name.clone()/>
+            <div class="field">
+                <label for="delete-confirmation">{format!("Type {package_name} to confirm")}</label>
+                <input
+                    id="delete-confirmation"
+                    name="confirmation"
+                    type="text"
+                    autocomplete="off"
+                    spellcheck="false"
+                    aria-describedby=error_id
+                    aria-invalid=move || if confirm_error.with(Option::is_some) { "true" } else { "false" }
+                />
+                <p class="field-error" id=error_id>{move || confirm_error.get()}</p>
+            </div>
+            <div class="form-actions">
+                <button
+                    type="submit"
+                    class="danger"
+                    aria-busy=move || if action.pending().get() { "true" } else { "false" }
+                    disabled=move || action.pending().get()
+                >
+                    "Delete app"
+                </button>
+            </div>
+        </ActionForm>
+    }
+}

@@ -1,0 +1,181 @@
+//! The apps repository on real SQLite and PostgreSQL.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::TestDatabase;
+use toolwright::{
+    domain::app::AppInput,
+    server::{
+        repo::{self, apps::Revised},
+        Db,
+    },
+};
+
+async fn open(test_db: &TestDatabase) -> (Db, i64, i64) {
+    let db = Db::connect(&test_db.config()).await.expect("connect");
+    db.migrate().await.expect("migrate");
+    let alice = repo::developers::create(&db, "alice@example.com", "h", 1)
+        .await
+        .unwrap();
+    let bob = repo::developers::create(&db, "bob@example.com", "h", 1)
+        .await
+        .unwrap();
+    (db, alice, bob)
+}
+
+fn input(package_name: &str, name: &str) -> AppInput {
+    AppInput {
+        package_name: package_name.into(),
+        name: name.into(),
+        description: "Manage your to-do items".into(),
+        version: "1.0.0".into(),
+        public_url: "https://todo.example.com".into(),
+    }
+}
+
+#[tokio::test]
+async fn an_app_is_created_listed_updated_and_deleted() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, alice, _) = open(&test_db).await;
+        repo::apps::create(&db, alice, &input("com.example.todo", "Todo App"), 1000)
+            .await
+            .unwrap();
+
+        let listed = repo::apps::list_for_owner(&db, alice).await.unwrap();
+        assert_eq!(listed.len(), 1, "{label}");
+        assert_eq!(listed[0].package_name, "com.example.todo");
+        assert_eq!(listed[0].name, "Todo App");
+        assert_eq!(listed[0].tool_count, 0);
+        assert_eq!(listed[0].updated_at, 1000);
+
+        let stored = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(stored.details.revision, 1);
+        assert_eq!(stored.details.public_url, "https://todo.example.com");
+
+        let changed = AppInput {
+            version: "1.1.0".into(),
+            ..input("com.example.todo", "Todo")
+        };
+        let outcome = repo::apps::update(&db, stored.id, 1, &changed, 2000)
+            .await
+            .unwrap();
+        assert_eq!(outcome, Revised::Applied(2), "{label}");
+        let reread = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(reread.details.name, "Todo");
+        assert_eq!(reread.details.version, "1.1.0");
+        assert_eq!(reread.details.revision, 2);
+        assert_eq!(reread.details.updated_at, 2000);
+
+        assert!(repo::apps::delete(&db, alice, "com.example.todo")
+            .await
+            .unwrap());
+        assert!(repo::apps::find_for_owner(&db, alice, "com.example.todo")
+            .await
+            .unwrap()
+            .is_none());
+        assert!(!repo::apps::delete(&db, alice, "com.example.todo")
+            .await
+            .unwrap());
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_save_based_on_an_old_revision_changes_nothing() {
+    for test_db in TestDatabase::all().await {
+        let (db, alice, _) = open(&test_db).await;
+        repo::apps::create(&db, alice, &input("com.example.todo", "Todo App"), 1)
+            .await
+            .unwrap();
+        let stored = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            repo::apps::update(&db, stored.id, 1, &input("com.example.todo", "First"), 2)
+                .await
+                .unwrap(),
+            Revised::Applied(2)
+        );
+        assert_eq!(
+            repo::apps::update(&db, stored.id, 1, &input("com.example.todo", "Second"), 3)
+                .await
+                .unwrap(),
+            Revised::Stale,
+            "{}",
+            test_db.label()
+        );
+        let reread = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(reread.details.name, "First");
+        assert_eq!(reread.details.revision, 2);
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn package_names_are_unique_across_the_console() {
+    for test_db in TestDatabase::all().await {
+        let (db, alice, bob) = open(&test_db).await;
+        repo::apps::create(&db, alice, &input("com.example.todo", "A"), 1)
+            .await
+            .unwrap();
+        let error = repo::apps::create(&db, bob, &input("com.example.todo", "B"), 1)
+            .await
+            .unwrap_err();
+        assert!(
+            repo::is_unique_violation(&error),
+            "{}: {error}",
+            test_db.label()
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn listing_and_finding_only_return_the_owners_apps() {
+    for test_db in TestDatabase::all().await {
+        let (db, alice, bob) = open(&test_db).await;
+        repo::apps::create(&db, alice, &input("com.alice.one", "One"), 1)
+            .await
+            .unwrap();
+        repo::apps::create(&db, alice, &input("com.alice.two", "Two"), 2)
+            .await
+            .unwrap();
+        repo::apps::create(&db, bob, &input("com.bob.one", "Bob's"), 3)
+            .await
+            .unwrap();
+
+        let names: Vec<String> = repo::apps::list_for_owner(&db, alice)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|a| a.package_name)
+            .collect();
+        assert_eq!(
+            names,
+            vec!["com.alice.two", "com.alice.one"],
+            "newest first"
+        );
+        assert!(repo::apps::find_for_owner(&db, alice, "com.bob.one")
+            .await
+            .unwrap()
+            .is_none());
+        assert!(!repo::apps::delete(&db, alice, "com.bob.one").await.unwrap());
+        assert!(repo::apps::find_for_owner(&db, bob, "com.bob.one")
+            .await
+            .unwrap()
+            .is_some());
+        db.close().await;
+    }
+}
