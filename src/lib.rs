@@ -1,3 +1,4 @@
+#![recursion_limit = "256"]
 //! Toolwright: a console where developers define the AI tools their voice and
 //! LLM assistant apps expose, and export them as config JSON.
 //!

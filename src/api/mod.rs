@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod auth;
 pub mod error;
+pub mod tools;
 
 #[cfg(feature = "ssr")]
 pub mod context;

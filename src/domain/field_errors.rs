@@ -53,6 +53,25 @@ impl FieldErrors {
         self.errors.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
     }
 
+    /// Adds every message of `other`.
+    pub fn merge(&mut self, other: FieldErrors) {
+        for (field, messages) in other.errors {
+            for message in messages {
+                self.add(field.clone(), message);
+            }
+        }
+    }
+
+    /// Forgets the messages of one field (it has been edited since).
+    pub fn remove(&mut self, field: &str) {
+        self.errors.remove(field);
+    }
+
+    /// The fields with messages, in order.
+    pub fn fields(&self) -> impl Iterator<Item = &str> {
+        self.errors.keys().map(String::as_str)
+    }
+
     /// Records what was submitted for `field`, to be shown again.
     pub fn with_echo(mut self, field: impl Into<String>, value: impl Into<String>) -> Self {
         self.echo.insert(field.into(), value.into());

@@ -102,3 +102,56 @@ mod tests {
         assert_eq!(parse_phrases(&join_list(&entries)), entries);
     }
 }
+
+#[cfg(test)]
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    // Strings heavy in the characters that matter: commas, spaces, case.
+    fn messy() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<String>(),
+            proptest::collection::vec(
+                prop_oneof![
+                    Just(","),
+                    Just(" "),
+                    Just("a"),
+                    Just("A"),
+                    Just("é"),
+                    Just("\t"),
+                    Just("b")
+                ],
+                0..40
+            )
+            .prop_map(|parts| parts.concat()),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn parsing_then_joining_then_parsing_gives_the_same_list(input in messy()) {
+            for dedup in [Dedup::CaseInsensitive, Dedup::Exact] {
+                let once = parse_list(&input, dedup);
+                prop_assert_eq!(parse_list(&join_list(&once), dedup), once);
+            }
+        }
+
+        #[test]
+        fn entries_are_trimmed_non_empty_comma_free_and_distinct(input in messy()) {
+            let phrases = parse_phrases(&input);
+            for (i, phrase) in phrases.iter().enumerate() {
+                prop_assert!(!phrase.is_empty());
+                prop_assert_eq!(phrase.trim(), phrase.as_str());
+                prop_assert!(!phrase.contains(','));
+                for earlier in &phrases[..i] {
+                    prop_assert_ne!(earlier.to_lowercase(), phrase.to_lowercase());
+                }
+            }
+            let values = parse_enum_values(&input);
+            for (i, value) in values.iter().enumerate() {
+                prop_assert!(!values[..i].contains(value));
+            }
+        }
+    }
+}

@@ -11,6 +11,7 @@ pub mod field_errors;
 pub mod lists;
 pub mod throttle;
 pub mod time;
+pub mod tool;
 pub mod url;
 
 pub use field_errors::FieldErrors;

@@ -5,6 +5,7 @@
 pub mod apps;
 pub mod developers;
 pub mod login_failures;
+pub mod tools;
 
 /// Whether `error` is a violated UNIQUE constraint (on either backend).
 pub fn is_unique_violation(error: &sqlx::Error) -> bool {

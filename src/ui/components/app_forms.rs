@@ -6,10 +6,16 @@ use crate::{
         apps::{CreateApp, DeleteApp, SaveApp},
         AppError,
     },
-    domain::app::{AppDetails, DEFAULT_VERSION},
-    ui::components::form::{
-        field_message, form_error, form_message, initial_value, FormAlert, Notice, SubmitButton,
-        TextArea, TextField,
+    domain::{
+        app::{AppDetails, DEFAULT_VERSION},
+        tool::Tool,
+    },
+    ui::components::{
+        form::{
+            field_message, form_error, form_message, initial_value, FormAlert, Notice,
+            SubmitButton, TextArea, TextField,
+        },
+        tools_section::ToolsSection,
     },
 };
 use leptos::prelude::*;
@@ -81,23 +87,48 @@ pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
     }
 }
 
+/// The app's page: its details and its AI tools, in one island because both
+/// edit the app and share its revision.
 #[island]
-pub fn AppDetailsForm(
+pub fn AppEditor(
     app: AppDetails,
+    tools: Vec<Tool>,
     notice: Option<String>,
+    initial_error: Option<AppError>,
+) -> impl IntoView {
+    let revision = RwSignal::new(app.revision);
+    // One notice for the whole page ("Saved.", "Saved tool add_todo."),
+    // kept in view while scrolling.
+    let notice = RwSignal::new(notice);
+    let package_name = app.package_name.clone();
+    view! {
+        <div class="app-editor stack">
+            <Notice message=notice sticky=true/>
+            <section class="card stack" aria-labelledby="details-title">
+                <h2 id="details-title">"Details"</h2>
+                <AppDetailsForm app revision notice initial_error/>
+            </section>
+            <ToolsSection package_name revision tools notice/>
+        </div>
+    }
+}
+
+#[component]
+fn AppDetailsForm(
+    app: AppDetails,
+    revision: RwSignal<i64>,
+    notice: RwSignal<Option<String>>,
     initial_error: Option<AppError>,
 ) -> impl IntoView {
     let action = ServerAction::<SaveApp>::new();
     let error = form_error(action, initial_error.clone());
-    let stored_revision = app.revision;
-    let revision = Signal::derive(move || match action.value().get() {
-        Some(Ok(saved)) => saved.revision,
-        _ => stored_revision,
-    });
-    let notice = Signal::derive(move || match action.value().get() {
-        Some(Ok(_)) => Some("Saved.".to_owned()),
-        Some(Err(_)) => None,
-        None => notice.clone(),
+    Effect::new(move |_| match action.value().get() {
+        Some(Ok(saved)) => {
+            revision.set(saved.revision);
+            notice.set(Some("Saved.".to_owned()));
+        }
+        Some(Err(_)) => notice.set(None),
+        None => {}
     });
     let is_conflict = Signal::derive(move || matches!(error.get(), Some(AppError::Conflict(_))));
     let reload_href = format!(
@@ -112,7 +143,6 @@ pub fn AppDetailsForm(
             <Show when=move || is_conflict.get()>
                 <p><a class="button" href=reload_href.clone()>"Reload"</a></p>
             </Show>
-            <Notice message=notice/>
             <TextField
                 label="Package name"
                 name="package_name"

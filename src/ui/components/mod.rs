@@ -4,3 +4,5 @@ pub mod form;
 pub mod phrase_preview;
 pub mod site_header;
 pub mod status_page;
+pub mod tool_editor;
+pub mod tools_section;

@@ -1,7 +1,11 @@
 use crate::{
-    api::apps::{get_app, DeleteApp, SaveApp},
+    api::{
+        apps::{get_app, DeleteApp, SaveApp},
+        tools::get_tools,
+        AppError,
+    },
     ui::components::{
-        app_forms::{AppDetailsForm, DeleteAppForm},
+        app_forms::{AppEditor, DeleteAppForm},
         form::url_error,
         status_page::AppErrorView,
     },
@@ -37,9 +41,13 @@ pub fn AppPage() -> impl IntoView {
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
                 Suspend::new(async move {
-                    match get_app(package_name).await {
+                    let loaded = match get_app(package_name.clone()).await {
+                        Ok(app) => get_tools(package_name).await.map(|tools| (app, tools)),
+                        Err(error) => Err::<_, AppError>(error),
+                    };
+                    match loaded {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok(app) => {
+                        Ok((app, tools)) => {
                             let name = app.name.clone();
                             let package = app.package_name.clone();
                             view! {
@@ -48,15 +56,12 @@ pub fn AppPage() -> impl IntoView {
                                     <div class="page-head">
                                         <h1>{name}</h1>
                                     </div>
-                                    <section class="card stack" aria-labelledby="details-title">
-                                        <h2 id="details-title">"Details"</h2>
-                                        <AppDetailsForm app notice initial_error=save_error/>
-                                    </section>
-                                    <section class="card stack" aria-labelledby="tools-title">
-                                        <div class="section-head">
-                                            <h2 id="tools-title">"AI Tools"</h2>
-                                        </div>
-                                    </section>
+                                    <AppEditor
+                                        app
+                                        tools=tools.tools
+                                        notice
+                                        initial_error=save_error
+                                    />
                                     <section class="card stack danger-zone" aria-labelledby="delete-title">
                                         <h2 id="delete-title">"Delete this app"</h2>
                                         <DeleteAppForm package_name=package initial_error=delete_error/>

@@ -1,0 +1,252 @@
+import { test, expect } from "@playwright/test";
+import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
+import { signUp } from "../fixtures/accounts";
+import { createApp, uniquePackage } from "../fixtures/apps";
+import { addTool, editor, fillParameter, parameter, toolCard, toolsSection } from "../fixtures/tools";
+
+// The tool editor is an island: these run hydrated only.
+test.describe("the AI Tools editor @js-only", () => {
+  test.beforeEach(async ({ page }) => {
+    await signUp(page);
+    await createApp(page, { packageName: uniquePackage(), name: "Todo App", serverUrl: "https://todo.example.com" });
+  });
+
+  test("build the seed's Todo App, reload, and edit it", async ({ page }) => {
+    await expect(toolsSection(page).getByText("No tools yet.")).toBeVisible();
+    await addTool(page, {
+      id: "add_todo",
+      description: "Add a new to-do item",
+      phrases: "add a reminder, create a todo, remind me to",
+      parameters: [
+        { name: "todo_item", description: "The to-do item text", required: true },
+        { name: "due_date", description: "Due date in ISO format (YYYY-MM-DD)" },
+      ],
+    });
+    await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
+    await addTool(page, {
+      id: "get_todos",
+      description: "Get all to-do items",
+      phrases: "show my todos, list my reminders",
+      parameters: [{ name: "include_completed", type: "boolean", description: "Whether to include completed items" }],
+    });
+
+    await page.reload();
+    const addCard = toolCard(page, "add_todo");
+    await expect(addCard).toContainText("Add a new to-do item");
+    await expect(addCard).toContainText("2 parameters");
+    await expect(addCard).toContainText("add a reminder, create a todo +1 more");
+    await expect(toolCard(page, "get_todos")).toContainText("1 parameter");
+    await expect(toolsSection(page).getByRole("listitem")).toHaveCount(2);
+    await expectNoSeriousA11yViolations(page);
+
+    await addCard.getByRole("button", { name: "Edit" }).click();
+    const form = editor(page);
+    await expect(form.getByLabel("Tool ID")).toHaveValue("add_todo");
+    await expect(form.getByLabel("Activation phrases")).toHaveValue("add a reminder, create a todo, remind me to");
+    await expect(parameter(page, 1).getByLabel("Name")).toHaveValue("todo_item");
+    await expect(parameter(page, 1).getByLabel("Required")).toBeChecked();
+    await expect(parameter(page, 2).getByLabel("Required")).not.toBeChecked();
+    await expectNoSeriousA11yViolations(page);
+
+    await form.getByLabel("Title").fill("Add a to-do");
+    await form.getByLabel("Max calls").fill("3");
+    await form.getByLabel("Idempotent").check();
+    await form.getByRole("button", { name: "Save tool" }).click();
+    await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
+
+    await page.reload();
+    await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
+    await expect(editor(page).getByLabel("Title")).toHaveValue("Add a to-do");
+    await expect(editor(page).getByLabel("Max calls")).toHaveValue("3");
+    await expect(editor(page).getByLabel("Idempotent")).toBeChecked();
+    await expect(editor(page).getByLabel("Read-only")).not.toBeChecked();
+  });
+
+  test("messy phrases are saved as their normalised list", async ({ page }) => {
+    await addTool(page, { id: "messy", description: "Messy phrases", phrases: " a, ,b , A" });
+    await expect(toolCard(page, "messy")).toContainText("a, b");
+    await toolCard(page, "messy").getByRole("button", { name: "Edit" }).click();
+    await expect(editor(page).getByLabel("Activation phrases")).toHaveValue("a, b");
+  });
+
+  test("invalid and duplicate tool ids are refused next to the field", async ({ page }) => {
+    await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
+
+    await toolsSection(page).getByRole("button", { name: "Add tool" }).click();
+    const form = editor(page);
+    const id = form.getByLabel("Tool ID");
+    await id.fill("add todo");
+    await expect(id).toHaveAttribute("aria-invalid", "true");
+    await expect(id).toHaveAccessibleDescription(/letters, digits, _ or -/);
+
+    await id.fill("add_todo");
+    await form.getByLabel("Description").first().fill("Again");
+    await expect(id).toHaveAccessibleDescription(/already has this ID/);
+    await form.getByRole("button", { name: "Save tool" }).click();
+    await expect(editor(page)).toBeVisible();
+    await expect(id).toBeFocused();
+    await expect(toolsSection(page).getByRole("listitem")).toHaveCount(1);
+
+    await id.fill("add_todo_2");
+    await expect(id).toHaveAttribute("aria-invalid", "false");
+    await form.getByRole("button", { name: "Save tool" }).click();
+    await expect(toolCard(page, "add_todo_2")).toBeVisible();
+  });
+
+  test("a save with missing fields shows every message and keeps the input", async ({ page }) => {
+    await toolsSection(page).getByRole("button", { name: "Add tool" }).click();
+    const form = editor(page);
+    await form.getByRole("button", { name: "Add parameter" }).click();
+    await parameter(page, 1).getByLabel("Name").fill("bad-name");
+    await form.getByRole("button", { name: "Save tool" }).click();
+    await expect(form.getByLabel("Tool ID")).toHaveAccessibleDescription(/Enter a tool ID/);
+    await expect(form.getByLabel("Description").first()).toHaveAccessibleDescription(/1 to 1024 characters/);
+    await expect(parameter(page, 1).getByLabel("Name")).toHaveAccessibleDescription(/no hyphens/);
+    await expect(parameter(page, 1).getByLabel("Description")).toHaveAccessibleDescription(/1 to 500/);
+    await expect(parameter(page, 1).getByLabel("Name")).toHaveValue("bad-name");
+    await expect(form.getByLabel("Tool ID")).toBeFocused();
+    await expectNoSeriousA11yViolations(page);
+  });
+
+  test("allowed values are only for string parameters", async ({ page }) => {
+    await toolsSection(page).getByRole("button", { name: "Add tool" }).click();
+    const form = editor(page);
+    await form.getByLabel("Tool ID").fill("set_priority");
+    await form.getByLabel("Description").first().fill("Set a priority");
+    await form.getByRole("button", { name: "Add parameter" }).click();
+    await fillParameter(page, 1, { name: "level", description: "The level", allowedValues: "low, high, low" });
+    const allowed = parameter(page, 1).getByLabel("Allowed values");
+    await expect(allowed).toBeEnabled();
+
+    await parameter(page, 1).getByLabel("Type").selectOption("number");
+    await expect(allowed).toBeDisabled();
+    await expect(allowed).toHaveValue("");
+
+    await parameter(page, 1).getByLabel("Type").selectOption("string");
+    await expect(allowed).toBeEnabled();
+    await allowed.fill("low, high, low");
+    await form.getByRole("button", { name: "Save tool" }).click();
+    await toolCard(page, "set_priority").getByRole("button", { name: "Edit" }).click();
+    await expect(parameter(page, 1).getByLabel("Allowed values")).toHaveValue("low, high");
+  });
+
+  test("parameters can be reordered and removed", async ({ page }) => {
+    await toolsSection(page).getByRole("button", { name: "Add tool" }).click();
+    const form = editor(page);
+    await form.getByLabel("Tool ID").fill("ordered");
+    await form.getByLabel("Description").first().fill("Three parameters");
+    for (const [i, name] of ["first", "second", "third"].entries()) {
+      await form.getByRole("button", { name: "Add parameter" }).click();
+      await fillParameter(page, i + 1, { name, description: `The ${name}` });
+    }
+    await expect(parameter(page, 1).getByRole("button", { name: "Move up" })).toBeDisabled();
+    await expect(parameter(page, 3).getByRole("button", { name: "Move down" })).toBeDisabled();
+
+    await parameter(page, 3).getByRole("button", { name: "Move up" }).click();
+    await expect(parameter(page, 2).getByLabel("Name")).toHaveValue("third");
+    await expect(parameter(page, 3).getByLabel("Name")).toHaveValue("second");
+    await expect(parameter(page, 2).getByRole("button", { name: "Move up" })).toBeFocused();
+
+    await parameter(page, 1).getByRole("button", { name: "Remove parameter" }).click();
+    await expect(form.getByRole("group", { name: /^Parameter \d+$/ })).toHaveCount(2);
+    await expect(parameter(page, 1).getByLabel("Name")).toHaveValue("third");
+
+    await form.getByRole("button", { name: "Save tool" }).click();
+    await page.reload();
+    await toolCard(page, "ordered").getByRole("button", { name: "Edit" }).click();
+    await expect(parameter(page, 1).getByLabel("Name")).toHaveValue("third");
+    await expect(parameter(page, 2).getByLabel("Name")).toHaveValue("second");
+    await expect(editor(page).getByRole("group", { name: /^Parameter \d+$/ })).toHaveCount(2);
+  });
+
+  test("deleting a tool asks first", async ({ page }) => {
+    await addTool(page, { id: "keep_me", description: "Stays" });
+    await addTool(page, { id: "doomed", description: "Goes" });
+
+    await toolCard(page, "doomed").getByRole("button", { name: "Edit" }).click();
+    page.once("dialog", (dialog) => dialog.dismiss());
+    await editor(page).getByRole("button", { name: "Delete tool" }).click();
+    await expect(editor(page)).toBeVisible();
+
+    page.once("dialog", (dialog) => {
+      expect(dialog.message()).toContain("doomed");
+      return dialog.accept();
+    });
+    await editor(page).getByRole("button", { name: "Delete tool" }).click();
+    await expect(page.getByRole("status")).toHaveText("Deleted tool doomed.");
+    await expect(toolCard(page, "doomed")).toHaveCount(0);
+    await page.reload();
+    await expect(toolCard(page, "doomed")).toHaveCount(0);
+    await expect(toolCard(page, "keep_me")).toBeVisible();
+  });
+
+  test("tools can be reordered", async ({ page }) => {
+    await addTool(page, { id: "alpha", description: "First" });
+    await addTool(page, { id: "beta", description: "Second" });
+    await toolsSection(page).getByRole("button", { name: "Move beta up" }).click();
+    await expect(toolsSection(page).getByRole("heading", { level: 3 })).toHaveText(["beta", "alpha"]);
+    await page.reload();
+    await expect(toolsSection(page).getByRole("heading", { level: 3 })).toHaveText(["beta", "alpha"]);
+  });
+
+  test("typing in Tool ID keeps the focus", async ({ page }) => {
+    await addTool(page, { id: "a", description: "Focus" });
+    await toolCard(page, "a").getByRole("button", { name: "Edit" }).click();
+    const id = editor(page).getByLabel("Tool ID");
+    await id.click();
+    await id.press("End");
+    await page.keyboard.type("dd_todo_item");
+    await expect(id).toBeFocused();
+    await expect(id).toHaveValue("add_todo_item");
+    await editor(page).getByRole("button", { name: "Save tool" }).click();
+    await expect(toolCard(page, "add_todo_item")).toBeVisible();
+  });
+
+  test("cancel discards the changes", async ({ page }) => {
+    await addTool(page, { id: "stable", description: "Unchanged" });
+    await toolCard(page, "stable").getByRole("button", { name: "Edit" }).click();
+    await editor(page).getByLabel("Tool ID").fill("changed");
+    await editor(page).getByRole("button", { name: "Cancel" }).click();
+    await expect(toolCard(page, "stable")).toBeVisible();
+    await toolCard(page, "stable").getByRole("button", { name: "Edit" }).click();
+    await expect(editor(page).getByLabel("Tool ID")).toHaveValue("stable");
+  });
+
+  test("the editor can be used with the keyboard alone", async ({ page }) => {
+    await toolsSection(page).getByRole("button", { name: "Add tool" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(editor(page)).toBeVisible();
+    await editor(page).getByLabel("Tool ID").focus();
+    await page.keyboard.type("keyboard_tool");
+    await page.keyboard.press("Tab");
+    await page.keyboard.type("Made without a mouse");
+    await editor(page).getByRole("button", { name: "Add parameter" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(parameter(page, 1).getByLabel("Name")).toBeFocused();
+    await page.keyboard.type("query");
+    await parameter(page, 1).getByLabel("Description").focus();
+    await page.keyboard.type("What to look for");
+    await editor(page).getByRole("button", { name: "Save tool" }).focus();
+    await page.keyboard.press("Enter");
+    await expect(toolCard(page, "keyboard_tool")).toBeVisible();
+    await expect(toolCard(page, "keyboard_tool").getByRole("button", { name: "Edit" })).toBeFocused();
+  });
+});
+
+test("without JavaScript the tools are listed and the page says editing needs it", async ({ page, browser }) => {
+  test.skip(test.info().project.name !== "no-js", "about the page without JavaScript");
+  // Build the tools with a hydrated browser, then look without JavaScript.
+  const context = await browser.newContext({ javaScriptEnabled: true });
+  const builder = await context.newPage();
+  await signUp(builder);
+  const packageName = uniquePackage();
+  await createApp(builder, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
+  await addTool(builder, { id: "add_todo", description: "Add a new to-do item", phrases: "add a reminder" });
+  const cookies = await context.cookies();
+  await context.close();
+
+  await page.context().addCookies(cookies);
+  await page.goto(`/console/apps/${packageName}`);
+  await expect(toolCard(page, "add_todo")).toContainText("Add a new to-do item");
+  await expect(page.getByText("Adding and editing tools needs JavaScript")).toBeVisible();
+});

@@ -1,0 +1,110 @@
+//! AI tools of an app: read, save, delete, reorder. Each write checks the
+//! session, the app's owner, every rule, and the revision the editor was
+//! loaded at, and answers with the app's tools as they now are.
+
+use super::AppError;
+use crate::domain::tool::{MoveDirection, ToolDraft, ToolsState};
+use leptos::{prelude::*, server_fn::codec::Json};
+
+/// The app's tools and revision.
+#[server(prefix = "/api", endpoint = "tools/list")]
+pub async fn get_tools(package_name: String) -> Result<ToolsState, AppError> {
+    use crate::{api::context, server::repo};
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let tools = repo::tools::list_for_app(&state.db, app.id)
+        .await
+        .map_err(context::internal)?;
+    Ok(ToolsState {
+        revision: app.details.revision,
+        tools,
+    })
+}
+
+/// Creates a tool (`original_id` `None`) or replaces the tool now called
+/// `original_id`, in one transaction.
+#[server(prefix = "/api", endpoint = "tools/save", input = Json)]
+pub async fn save_tool(
+    package_name: String,
+    revision: i64,
+    original_id: Option<String>,
+    draft: ToolDraft,
+) -> Result<ToolsState, AppError> {
+    use crate::{
+        api::context,
+        server::{clock::now_ms, repo},
+    };
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let tool = draft.parse()?;
+    let written = repo::tools::save(
+        &state.db,
+        app.id,
+        revision,
+        original_id.as_deref(),
+        &tool,
+        now_ms(),
+    )
+    .await
+    .map_err(context::internal)?;
+    tracing::info!(developer = developer.id, package = %package_name, tool = %tool.id, "tool saved");
+    outcome(written)
+}
+
+#[server(prefix = "/api", endpoint = "tools/delete", input = Json)]
+pub async fn delete_tool(
+    package_name: String,
+    revision: i64,
+    tool_id: String,
+) -> Result<ToolsState, AppError> {
+    use crate::{
+        api::context,
+        server::{clock::now_ms, repo},
+    };
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let written = repo::tools::delete(&state.db, app.id, revision, &tool_id, now_ms())
+        .await
+        .map_err(context::internal)?;
+    tracing::info!(developer = developer.id, package = %package_name, tool = %tool_id, "tool deleted");
+    outcome(written)
+}
+
+#[server(prefix = "/api", endpoint = "tools/move", input = Json)]
+pub async fn move_tool(
+    package_name: String,
+    revision: i64,
+    tool_id: String,
+    direction: MoveDirection,
+) -> Result<ToolsState, AppError> {
+    use crate::{
+        api::context,
+        server::{clock::now_ms, repo},
+    };
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let written =
+        repo::tools::move_tool(&state.db, app.id, revision, &tool_id, direction, now_ms())
+            .await
+            .map_err(context::internal)?;
+    outcome(written)
+}
+
+#[cfg(feature = "ssr")]
+fn outcome(written: crate::server::repo::tools::ToolWrite) -> Result<ToolsState, AppError> {
+    use crate::{api::apps::STALE_MESSAGE, domain::FieldErrors, server::repo::tools::ToolWrite};
+    match written {
+        ToolWrite::Applied { revision, tools } => Ok(ToolsState { revision, tools }),
+        ToolWrite::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
+        ToolWrite::NotFound => Err(AppError::NotFound),
+        ToolWrite::DuplicateId => Err(FieldErrors::single(
+            "tool_id",
+            "Another tool of this app already has this ID",
+        )
+        .into()),
+    }
+}

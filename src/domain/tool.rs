@@ -1,0 +1,473 @@
+//! AI tools and their parameters: the canonical model every export renders,
+//! the editor's draft of it, and every rule of SPEC.md §1.
+
+use crate::domain::{
+    lists::{join_list, parse_enum_values, parse_phrases},
+    FieldErrors,
+};
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use validator::{Validate, ValidationError, ValidationErrors, ValidationErrorsKind};
+
+pub const TOOL_ID_MAX: usize = 64;
+pub const TOOL_DESCRIPTION_MAX: u64 = 1024;
+pub const PHRASE_MAX_CHARS: usize = 100;
+pub const PHRASES_MAX: usize = 20;
+pub const PARAMETERS_MAX: u64 = 50;
+pub const TITLE_MAX: u64 = 100;
+pub const PARAM_NAME_MAX: usize = 64;
+pub const PARAM_DESCRIPTION_MAX: u64 = 500;
+pub const ENUM_VALUE_MAX_CHARS: usize = 100;
+pub const ENUM_VALUES_MAX: usize = 100;
+/// Tambo reserves parameter names with this prefix.
+pub const RESERVED_PARAM_PREFIX: &str = "_tambo_";
+
+/// The JSON type of a parameter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParamType {
+    #[default]
+    String,
+    Number,
+    Boolean,
+}
+
+impl ParamType {
+    pub const ALL: [ParamType; 3] = [ParamType::String, ParamType::Number, ParamType::Boolean];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ParamType::String => "string",
+            ParamType::Number => "number",
+            ParamType::Boolean => "boolean",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ParamType> {
+        ParamType::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+}
+
+/// Which way a tool or parameter moves in its list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MoveDirection {
+    Up,
+    Down,
+}
+
+/// An app's tools with the revision they were read at.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsState {
+    pub revision: i64,
+    pub tools: Vec<Tool>,
+}
+
+/// The MCP annotations (and Tambo's streamable hint) of a tool.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolHints {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+}
+
+impl ToolHints {
+    pub fn any(&self) -> bool {
+        self.read_only || self.destructive || self.idempotent || self.open_world
+    }
+}
+
+/// One typed input of a tool.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Validate)]
+pub struct Parameter {
+    #[validate(custom(function = "check_param_name"))]
+    pub name: String,
+    pub param_type: ParamType,
+    #[validate(length(
+        min = 1,
+        max = 500,
+        message = "Describe the parameter in 1 to 500 characters"
+    ))]
+    pub description: String,
+    pub required: bool,
+    /// Allowed values; empty means any value (only ever set on strings).
+    #[validate(custom(function = "check_enum_values"))]
+    pub enum_values: Vec<String>,
+}
+
+/// An AI tool, as stored and exported.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Validate)]
+pub struct Tool {
+    #[validate(custom(function = "check_tool_id"))]
+    pub id: String,
+    #[validate(length(
+        min = 1,
+        max = 1024,
+        message = "Describe what the tool does in 1 to 1024 characters"
+    ))]
+    pub description: String,
+    #[validate(custom(function = "check_phrases"))]
+    pub activation_phrases: Vec<String>,
+    #[validate(nested)]
+    pub parameters: Vec<Parameter>,
+    #[validate(length(max = 100, message = "A title has at most 100 characters"))]
+    pub title: Option<String>,
+    #[validate(range(
+        min = 1,
+        max = 100,
+        message = "Max calls is a whole number from 1 to 100"
+    ))]
+    pub max_calls: Option<u32>,
+    pub hints: ToolHints,
+}
+
+fn invalid(code: &'static str, message: String) -> ValidationError {
+    ValidationError::new(code).with_message(Cow::Owned(message))
+}
+
+/// `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`: what OpenAI, Anthropic, Gemini, MCP and
+/// Tambo all accept.
+pub fn is_valid_tool_id(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= TOOL_ID_MAX
+        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+}
+
+/// `^[A-Za-z_][A-Za-z0-9_]{0,63}$` (Gemini forbids `-`).
+pub fn is_valid_param_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= PARAM_NAME_MAX
+        && (bytes[0].is_ascii_alphabetic() || bytes[0] == b'_')
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+}
+
+fn check_tool_id(id: &str) -> Result<(), ValidationError> {
+    if is_valid_tool_id(id) {
+        Ok(())
+    } else if id.is_empty() {
+        Err(invalid("tool_id", "Enter a tool ID, like add_todo".into()))
+    } else {
+        Err(invalid(
+            "tool_id",
+            "Use 1 to 64 letters, digits, _ or -, starting with a letter or _ (like add_todo)"
+                .into(),
+        ))
+    }
+}
+
+fn check_param_name(name: &str) -> Result<(), ValidationError> {
+    if name.starts_with(RESERVED_PARAM_PREFIX) {
+        Err(invalid(
+            "param_name",
+            "Names starting with _tambo_ are reserved by Tambo".into(),
+        ))
+    } else if is_valid_param_name(name) {
+        Ok(())
+    } else if name.is_empty() {
+        Err(invalid("param_name", "Enter a name, like due_date".into()))
+    } else {
+        Err(invalid(
+            "param_name",
+            "Use 1 to 64 letters, digits or _, starting with a letter or _ (no hyphens)".into(),
+        ))
+    }
+}
+
+fn check_phrases(phrases: &[String]) -> Result<(), ValidationError> {
+    if let Some(long) = phrases
+        .iter()
+        .find(|p| p.chars().count() > PHRASE_MAX_CHARS)
+    {
+        return Err(invalid(
+            "phrases",
+            format!(
+                "Each phrase has at most 100 characters; “{}…” is longer",
+                prefix(long)
+            ),
+        ));
+    }
+    if phrases.len() > PHRASES_MAX {
+        return Err(invalid(
+            "phrases",
+            format!(
+                "Use at most 20 activation phrases (there are {})",
+                phrases.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_enum_values(values: &[String]) -> Result<(), ValidationError> {
+    if let Some(long) = values
+        .iter()
+        .find(|v| v.chars().count() > ENUM_VALUE_MAX_CHARS)
+    {
+        return Err(invalid(
+            "enum",
+            format!(
+                "Each allowed value has at most 100 characters; “{}…” is longer",
+                prefix(long)
+            ),
+        ));
+    }
+    if values.len() > ENUM_VALUES_MAX {
+        return Err(invalid(
+            "enum",
+            format!(
+                "Use at most 100 allowed values (there are {})",
+                values.len()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn prefix(text: &str) -> String {
+    text.chars().take(20).collect()
+}
+
+/// Where a rule is broken, for the place that shows it: the editor's form
+/// field names, or an import's JSON paths.
+pub trait FieldNames {
+    fn tool_field(&self, field: &str) -> String;
+    fn parameter_field(&self, index: usize, field: &str) -> String;
+}
+
+/// The tool editor's input names: `tool_id`, `parameters[2].allowed_values`, …
+pub struct EditorFields;
+
+impl FieldNames for EditorFields {
+    fn tool_field(&self, field: &str) -> String {
+        match field {
+            "id" => "tool_id".into(),
+            other => other.into(),
+        }
+    }
+
+    fn parameter_field(&self, index: usize, field: &str) -> String {
+        let field = match field {
+            "enum_values" => "allowed_values",
+            other => other,
+        };
+        format!("parameters[{index}].{field}")
+    }
+}
+
+impl Tool {
+    /// Every rule of one tool — fields, and across fields (unique parameter
+    /// names, allowed values only on strings) — reported under `names`.
+    /// Uniqueness of the tool's id within its app is [`check_unique_id`].
+    pub fn check(&self, names: &dyn FieldNames) -> Result<(), FieldErrors> {
+        let mut errors = FieldErrors::new();
+        if let Err(found) = self.validate() {
+            flatten(&found, names, &mut errors);
+        }
+        if self.parameters.len() as u64 > PARAMETERS_MAX {
+            errors.add(
+                names.tool_field("parameters"),
+                format!(
+                    "A tool has at most 50 parameters (there are {})",
+                    self.parameters.len()
+                ),
+            );
+        }
+        for (index, parameter) in self.parameters.iter().enumerate() {
+            let earlier = &self.parameters[..index];
+            if !parameter.name.is_empty() && earlier.iter().any(|p| p.name == parameter.name) {
+                errors.add(
+                    names.parameter_field(index, "name"),
+                    "Another parameter of this tool has this name",
+                );
+            }
+            if parameter.param_type != ParamType::String && !parameter.enum_values.is_empty() {
+                errors.add(
+                    names.parameter_field(index, "enum_values"),
+                    "Allowed values are only for string parameters",
+                );
+            }
+        }
+        errors.into_result()
+    }
+}
+
+/// The tool id is not taken by another tool of the app.
+pub fn check_unique_id<'a>(
+    id: &str,
+    other_ids: impl IntoIterator<Item = &'a str>,
+) -> Result<(), FieldErrors> {
+    if other_ids.into_iter().any(|other| other == id) {
+        Err(FieldErrors::single(
+            "tool_id",
+            "Another tool of this app already has this ID",
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+fn flatten(found: &ValidationErrors, names: &dyn FieldNames, out: &mut FieldErrors) {
+    for (field, kind) in found.errors() {
+        match kind {
+            ValidationErrorsKind::Field(problems) => {
+                for problem in problems {
+                    out.add(names.tool_field(field), message_of(problem));
+                }
+            }
+            ValidationErrorsKind::List(items) => {
+                for (index, nested) in items {
+                    for (param_field, kind) in nested.errors() {
+                        if let ValidationErrorsKind::Field(problems) = kind {
+                            for problem in problems {
+                                out.add(
+                                    names.parameter_field(*index, param_field),
+                                    message_of(problem),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            ValidationErrorsKind::Struct(_) => {}
+        }
+    }
+}
+
+fn message_of(problem: &ValidationError) -> String {
+    problem
+        .message
+        .as_ref()
+        .map(|m| m.to_string())
+        .unwrap_or_else(|| format!("is not valid ({})", problem.code))
+}
+
+/// A parameter as the editor holds it: text fields as typed.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ParameterDraft {
+    pub name: String,
+    pub param_type: String,
+    pub description: String,
+    pub required: bool,
+    /// Comma-separated.
+    pub allowed_values: String,
+}
+
+/// A tool as the editor holds it, before it is parsed and checked.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolDraft {
+    pub tool_id: String,
+    pub description: String,
+    /// Comma-separated.
+    pub activation_phrases: String,
+    pub title: String,
+    pub max_calls: String,
+    pub read_only: bool,
+    pub destructive: bool,
+    pub idempotent: bool,
+    pub open_world: bool,
+    pub parameters: Vec<ParameterDraft>,
+}
+
+impl ParameterDraft {
+    pub fn from_parameter(parameter: &Parameter) -> Self {
+        ParameterDraft {
+            name: parameter.name.clone(),
+            param_type: parameter.param_type.as_str().to_owned(),
+            description: parameter.description.clone(),
+            required: parameter.required,
+            allowed_values: join_list(&parameter.enum_values),
+        }
+    }
+}
+
+impl ToolDraft {
+    /// The draft of a stored tool: lists joined with ", ".
+    pub fn from_tool(tool: &Tool) -> Self {
+        ToolDraft {
+            tool_id: tool.id.clone(),
+            description: tool.description.clone(),
+            activation_phrases: join_list(&tool.activation_phrases),
+            title: tool.title.clone().unwrap_or_default(),
+            max_calls: tool.max_calls.map(|n| n.to_string()).unwrap_or_default(),
+            read_only: tool.hints.read_only,
+            destructive: tool.hints.destructive,
+            idempotent: tool.hints.idempotent,
+            open_world: tool.hints.open_world,
+            parameters: tool
+                .parameters
+                .iter()
+                .map(ParameterDraft::from_parameter)
+                .collect(),
+        }
+    }
+
+    /// Trims and splits what was typed into a [`Tool`] and checks every rule
+    /// of one tool; errors are keyed by the editor's field names.
+    pub fn parse(&self) -> Result<Tool, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let max_calls = match self.max_calls.trim() {
+            "" => None,
+            text => match text.parse::<u32>() {
+                Ok(n) => Some(n),
+                Err(_) => {
+                    errors.add("max_calls", "Max calls is a whole number from 1 to 100");
+                    None
+                }
+            },
+        };
+        let title = Some(self.title.trim().to_owned()).filter(|t| !t.is_empty());
+        let parameters = self
+            .parameters
+            .iter()
+            .enumerate()
+            .map(|(index, draft)| {
+                let param_type = ParamType::parse(draft.param_type.trim()).unwrap_or_else(|| {
+                    errors.add(
+                        format!("parameters[{index}].param_type"),
+                        "Choose a type: string, number or boolean",
+                    );
+                    ParamType::String
+                });
+                Parameter {
+                    name: draft.name.trim().to_owned(),
+                    param_type,
+                    description: draft.description.trim().to_owned(),
+                    required: draft.required,
+                    enum_values: parse_enum_values(&draft.allowed_values),
+                }
+            })
+            .collect();
+        let tool = Tool {
+            id: self.tool_id.trim().to_owned(),
+            description: self.description.trim().to_owned(),
+            activation_phrases: parse_phrases(&self.activation_phrases),
+            parameters,
+            title,
+            max_calls,
+            hints: ToolHints {
+                read_only: self.read_only,
+                destructive: self.destructive,
+                idempotent: self.idempotent,
+                open_world: self.open_world,
+            },
+        };
+        if let Err(found) = tool.check(&EditorFields) {
+            for (field, messages) in found.iter() {
+                for message in messages {
+                    errors.add(field, message.clone());
+                }
+            }
+        }
+        errors.into_result().map(|()| tool)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,364 @@
+//! The "AI Tools" section of an app's page: a card per tool, "Add tool",
+//! the editor in place of the card being edited, and reordering.
+
+use crate::{
+    api::{
+        tools::{GetTools, MoveTool},
+        AppError,
+    },
+    domain::tool::{MoveDirection, Tool, ToolDraft, ToolsState},
+    ui::components::{
+        form::FormAlert,
+        tool_editor::{EditorOutcome, ToolEditor},
+    },
+};
+use leptos::prelude::*;
+
+/// A tool on the page. The key is internal and stable for as long as the
+/// tool keeps its id, so its card (and editor) survive refreshed data.
+#[derive(Clone)]
+struct ToolEntry {
+    key: u64,
+    tool: ArcRwSignal<Tool>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Editing {
+    New,
+    Existing(u64),
+}
+
+/// Merges the server's list into the entries: same id, same entry (updated);
+/// otherwise a new entry.
+fn merge(entries: &[ToolEntry], tools: Vec<Tool>, next_key: &mut u64) -> Vec<ToolEntry> {
+    tools
+        .into_iter()
+        .map(|tool| {
+            match entries
+                .iter()
+                .find(|e| e.tool.with_untracked(|t| t.id == tool.id))
+            {
+                Some(entry) => {
+                    if entry.tool.with_untracked(|t| *t != tool) {
+                        entry.tool.set(tool);
+                    }
+                    entry.clone()
+                }
+                None => {
+                    *next_key += 1;
+                    ToolEntry {
+                        key: *next_key,
+                        tool: ArcRwSignal::new(tool),
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+#[component]
+pub fn ToolsSection(
+    package_name: String,
+    revision: RwSignal<i64>,
+    tools: Vec<Tool>,
+    /// The page's notice.
+    notice: RwSignal<Option<String>>,
+) -> impl IntoView {
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+
+    let next_key = StoredValue::new(0_u64);
+    let entries = RwSignal::new({
+        let mut key = 0;
+        let entries = merge(&[], tools, &mut key);
+        next_key.set_value(key);
+        entries
+    });
+    let editing = RwSignal::new(None::<Editing>);
+    let alert = RwSignal::new(None::<AppError>);
+
+    let apply = move |state: ToolsState| {
+        revision.set(state.revision);
+        let mut key = next_key.get_value();
+        let merged = entries.with_untracked(|current| merge(current, state.tools, &mut key));
+        next_key.set_value(key);
+        entries.set(merged);
+    };
+    let edit_button_of = move |tool_id: &str| {
+        entries.with_untracked(|all| {
+            all.iter()
+                .find(|e| e.tool.with_untracked(|t| t.id == tool_id))
+                .map(|e| format!("tool-{}-edit", e.key))
+        })
+    };
+
+    let on_done = Callback::new(move |outcome: EditorOutcome| {
+        apply(outcome.state);
+        editing.set(None);
+        alert.set(None);
+        notice.set(Some(outcome.message));
+        // Back to where the developer was: the saved tool's "Edit", or "Add tool".
+        let target = outcome
+            .saved_id
+            .and_then(|id| edit_button_of(&id))
+            .unwrap_or_else(|| "tools-add".to_owned());
+        request_animation_frame(move || {
+            use leptos::wasm_bindgen::JsCast;
+            if let Some(element) = document()
+                .get_element_by_id(&target)
+                .and_then(|e| e.dyn_into::<leptos::web_sys::HtmlElement>().ok())
+            {
+                let _ = element.focus();
+            }
+        });
+    });
+    let on_cancel = Callback::new(move |()| editing.set(None));
+    let on_reload = Callback::new(move |state: ToolsState| apply(state));
+
+    let mover = ServerAction::<MoveTool>::new();
+    let reload = ServerAction::<GetTools>::new();
+    Effect::new(move |_| match mover.value().get() {
+        Some(Ok(state)) => {
+            apply(state);
+            alert.set(None);
+        }
+        Some(Err(error)) => alert.set(Some(error)),
+        None => {}
+    });
+    Effect::new(move |_| match reload.value().get() {
+        Some(Ok(state)) => {
+            apply(state);
+            alert.set(None);
+        }
+        Some(Err(error)) => alert.set(Some(error)),
+        None => {}
+    });
+
+    let package = StoredValue::new(package_name.clone());
+    let move_tool = move |tool_id: String, direction: MoveDirection| {
+        notice.set(None);
+        mover.dispatch(MoveTool {
+            package_name: package.get_value(),
+            revision: revision.get_untracked(),
+            tool_id,
+            direction,
+        });
+    };
+    let other_ids = move |except: Option<u64>| {
+        Signal::derive(move || {
+            entries.with(|all| {
+                all.iter()
+                    .filter(|e| Some(e.key) != except)
+                    .map(|e| e.tool.with(|t| t.id.clone()))
+                    .collect::<Vec<_>>()
+            })
+        })
+    };
+    let editor_for = move |draft: ToolDraft, original_id: Option<String>, except: Option<u64>| {
+        view! {
+            <ToolEditor
+                package_name=package.get_value()
+                revision
+                draft
+                original_id
+                other_ids=other_ids(except)
+                on_done
+                on_cancel
+                on_reload
+            />
+        }
+    };
+
+    let is_new = Memo::new(move |_| editing.get() == Some(Editing::New));
+    let is_empty = Memo::new(move |_| entries.with(Vec::is_empty));
+    let alert_message = Signal::derive(move || alert.get().map(|e| e.to_string()));
+    let is_conflict = Signal::derive(move || matches!(alert.get(), Some(AppError::Conflict(_))));
+
+    view! {
+        <section
+            class="card stack tools"
+            aria-labelledby="tools-title"
+            data-hydrated=move || if hydrated.get() { "true" } else { "false" }
+        >
+            <div class="section-head">
+                <h2 id="tools-title">"AI Tools"</h2>
+                <button
+                    type="button"
+                    id="tools-add"
+                    class="primary"
+                    disabled=move || !hydrated.get()
+                    on:click=move |_| {
+                        notice.set(None);
+                        editing.set(Some(Editing::New));
+                    }
+                >
+                    "Add tool"
+                </button>
+            </div>
+            <Show when=move || !hydrated.get()>
+                <p class="hint">"Adding and editing tools needs JavaScript; everything else works without it."</p>
+            </Show>
+            <FormAlert message=alert_message/>
+            <Show when=move || is_conflict.get()>
+                <p>
+                    <button
+                        type="button"
+                        on:click=move |_| {
+                            reload.dispatch(GetTools { package_name: package.get_value() });
+                        }
+                    >
+                        "Reload"
+                    </button>
+                </p>
+            </Show>
+            <Show when=move || is_empty.get() && !is_new.get()>
+                <div class="empty-state">
+                    <p><strong>"No tools yet."</strong></p>
+                    <p>
+                        "A tool is an action your app offers the assistant — like add_todo — with "
+                        "the phrases that bring it up and the parameters it needs. The assistant "
+                        "calls it by sending your server a request with those parameters."
+                    </p>
+                </div>
+            </Show>
+            <ol class="tool-list">
+                <For each=move || entries.get() key=|entry| entry.key let:entry>
+                    {
+                        let key = entry.key;
+                        let tool = entry.tool.clone();
+                        let is_editing = Memo::new(move |_| editing.get() == Some(Editing::Existing(key)));
+                        let position = Memo::new(move |_| {
+                            entries.with(|all| (all.iter().position(|e| e.key == key), all.len()))
+                        });
+                        move || {
+                            if is_editing.get() {
+                                let current = tool.get_untracked();
+                                let draft = ToolDraft::from_tool(&current);
+                                view! {
+                                    <li class="tool-item editing">
+                                        {editor_for(draft, Some(current.id), Some(key))}
+                                    </li>
+                                }
+                                    .into_any()
+                            } else {
+                                let tool = tool.clone();
+                                view! {
+                                    <li class="tool-item">
+                                        <ToolCard
+                                            key
+                                            tool
+                                            position
+                                            hydrated
+                                            on_edit=Callback::new(move |()| {
+                                                notice.set(None);
+                                                editing.set(Some(Editing::Existing(key)));
+                                            })
+                                            on_move=Callback::new(move |(id, direction)| move_tool(id, direction))
+                                            busy=mover.pending()
+                                        />
+                                    </li>
+                                }
+                                    .into_any()
+                            }
+                        }
+                    }
+                </For>
+            </ol>
+            {move || is_new.get().then(|| editor_for(ToolDraft::default(), None, None))}
+        </section>
+    }
+}
+
+/// A tool at a glance: id, description, parameter count, first phrases.
+#[component]
+fn ToolCard(
+    key: u64,
+    tool: ArcRwSignal<Tool>,
+    position: Memo<(Option<usize>, usize)>,
+    hydrated: RwSignal<bool>,
+    on_edit: Callback<()>,
+    on_move: Callback<(String, MoveDirection)>,
+    #[prop(into)] busy: Signal<bool>,
+) -> impl IntoView {
+    let id = {
+        let tool = tool.clone();
+        move || tool.with(|t| t.id.clone())
+    };
+    let description = {
+        let tool = tool.clone();
+        move || tool.with(|t| t.description.clone())
+    };
+    let parameters = {
+        let tool = tool.clone();
+        move || match tool.with(|t| t.parameters.len()) {
+            0 => "No parameters".to_owned(),
+            1 => "1 parameter".to_owned(),
+            n => format!("{n} parameters"),
+        }
+    };
+    let phrases = {
+        let tool = tool.clone();
+        move || {
+            tool.with(|t| {
+                let shown: Vec<&str> = t
+                    .activation_phrases
+                    .iter()
+                    .take(2)
+                    .map(String::as_str)
+                    .collect();
+                let more = t.activation_phrases.len().saturating_sub(2);
+                match (shown.is_empty(), more) {
+                    (true, _) => "No activation phrases".to_owned(),
+                    (false, 0) => shown.join(", "),
+                    (false, n) => format!("{} +{n} more", shown.join(", ")),
+                }
+            })
+        }
+    };
+    let first = move || position.with(|(at, _)| *at == Some(0));
+    let last = move || position.with(|(at, len)| at.map(|at| at + 1 >= *len).unwrap_or(true));
+    let (up_tool, down_tool) = (tool.clone(), tool.clone());
+    let (up_label, down_label) = (tool.clone(), tool.clone());
+
+    view! {
+        <article class="tool-card">
+            <div class="tool-card-head">
+                <h3><code>{id}</code></h3>
+                <div class="card-actions">
+                    <button
+                        type="button"
+                        class="icon"
+                        aria-label=move || up_label.with(|t| format!("Move {} up", t.id))
+                        disabled=move || !hydrated.get() || first() || busy.get()
+                        on:click=move |_| on_move.run((up_tool.with_untracked(|t| t.id.clone()), MoveDirection::Up))
+                    >
+                        "↑"
+                    </button>
+                    <button
+                        type="button"
+                        class="icon"
+                        aria-label=move || down_label.with(|t| format!("Move {} down", t.id))
+                        disabled=move || !hydrated.get() || last() || busy.get()
+                        on:click=move |_| on_move.run((down_tool.with_untracked(|t| t.id.clone()), MoveDirection::Down))
+                    >
+                        "↓"
+                    </button>
+                    <button
+                        type="button"
+                        id=format!("tool-{key}-edit")
+                        disabled=move || !hydrated.get()
+                        on:click=move |_| on_edit.run(())
+                    >
+                        "Edit"
+                    </button>
+                </div>
+            </div>
+            <p class="tool-description">{description}</p>
+            <p class="meta">
+                <span>{parameters}</span>
+                " · "
+                <span class="phrases">{phrases}</span>
+            </p>
+        </article>
+    }
+}

@@ -1,0 +1,207 @@
+//! Tool server functions over real HTTP: ownership and validation.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::{Browser, TestDatabase, TestServer};
+use serde_json::{json, Value};
+use toolwright::api::AppError;
+
+const PASSWORD: &str = "correct horse battery staple";
+
+async fn signed_in(server: &TestServer, email: &str) -> Browser {
+    let mut browser = Browser::new(server);
+    assert_eq!(browser.signup(email, PASSWORD).await.status, 302);
+    browser
+}
+
+fn draft(id: &str) -> Value {
+    json!({
+        "tool_id": id,
+        "description": "Add a new to-do item",
+        "activation_phrases": " add a reminder, , Add a Reminder, remind me to",
+        "title": "",
+        "max_calls": "",
+        "read_only": false,
+        "destructive": false,
+        "idempotent": false,
+        "open_world": false,
+        "parameters": [{
+            "name": "todo_item",
+            "param_type": "string",
+            "description": "The to-do item text",
+            "required": true,
+            "allowed_values": ""
+        }]
+    })
+}
+
+async fn json_call(browser: &Browser, path: &str, body: Value) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .post(format!("{}{path}", browser.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("origin", browser.base.clone())
+        .header(
+            "cookie",
+            format!(
+                "toolwright_session={}",
+                browser.session.clone().unwrap_or_default()
+            ),
+        )
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+async fn create_app(browser: &mut Browser) {
+    browser
+        .call(
+            "/api/apps/create",
+            &[
+                ("package_name", "com.example.todo"),
+                ("name", "Todo App"),
+                ("description", ""),
+                ("version", "1.0.0"),
+                ("public_url", "https://todo.example.com"),
+            ],
+        )
+        .await;
+}
+
+#[tokio::test]
+async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_in(&server, "alice@example.com").await;
+    create_app(&mut alice).await;
+    let (status, body) = json_call(
+        &alice,
+        "/api/tools/save",
+        json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let state: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(state["revision"], 2);
+    assert_eq!(state["tools"][0]["id"], "add_todo");
+    assert_eq!(
+        state["tools"][0]["activation_phrases"],
+        json!(["add a reminder", "remind me to"])
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn another_developers_save_delete_and_move_are_refused_and_change_nothing() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut alice = signed_in(&server, "alice@example.com").await;
+        create_app(&mut alice).await;
+        json_call(
+            &alice,
+            "/api/tools/save",
+            json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
+        )
+        .await;
+        let mut bob = signed_in(&server, "bob@example.com").await;
+        let list = bob
+            .call("/api/tools/list", &[("package_name", "com.example.todo")])
+            .await;
+        assert_eq!(list.app_error(), AppError::NotFound);
+
+        for (path, body) in [
+            (
+                "/api/tools/save",
+                json!({"package_name": "com.example.todo", "revision": 2, "original_id": "add_todo", "draft": draft("hijacked")}),
+            ),
+            (
+                "/api/tools/save",
+                json!({"package_name": "com.example.todo", "revision": 2, "original_id": null, "draft": draft("planted")}),
+            ),
+            (
+                "/api/tools/delete",
+                json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo"}),
+            ),
+            (
+                "/api/tools/move",
+                json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo", "direction": "Down"}),
+            ),
+        ] {
+            let (_, answer) = json_call(&bob, path, body).await;
+            let error: AppError =
+                serde_json::from_str(&answer).unwrap_or_else(|_| panic!("{path}: {answer}"));
+            assert_eq!(error, AppError::NotFound, "{path}");
+        }
+
+        let list = alice
+            .call("/api/tools/list", &[("package_name", "com.example.todo")])
+            .await;
+        let state: Value = serde_json::from_str(&list.body).unwrap();
+        assert_eq!(state["revision"], 2, "nothing was written");
+        assert_eq!(state["tools"].as_array().unwrap().len(), 1);
+        assert_eq!(state["tools"][0]["id"], "add_todo");
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn an_invalid_tool_gets_a_validation_error_not_a_server_error() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_in(&server, "alice@example.com").await;
+    create_app(&mut alice).await;
+    let mut bad = draft("bad id");
+    bad["parameters"][0]["param_type"] = json!("number");
+    bad["parameters"][0]["allowed_values"] = json!("1, 2");
+    let (_, body) = json_call(
+        &alice,
+        "/api/tools/save",
+        json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": bad}),
+    )
+    .await;
+    let AppError::Validation(errors) = serde_json::from_str(&body).unwrap() else {
+        panic!("{body}")
+    };
+    assert!(errors.first("tool_id").is_some());
+    assert_eq!(
+        errors.first("parameters[0].allowed_values"),
+        Some("Allowed values are only for string parameters")
+    );
+
+    // A body that is not a tool at all.
+    let (status, body) = json_call(
+        &alice,
+        "/api/tools/save",
+        json!({"package_name": "com.example.todo", "draft": 7}),
+    )
+    .await;
+    assert_ne!(status, 200);
+    let error: AppError = serde_json::from_str(&body).unwrap();
+    assert!(matches!(error, AppError::Transport(_)), "{body}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_stale_tool_save_is_a_conflict() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_in(&server, "alice@example.com").await;
+    create_app(&mut alice).await;
+    let body = json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")});
+    assert_eq!(
+        json_call(&alice, "/api/tools/save", body.clone()).await.0,
+        200
+    );
+    let mut second = body;
+    second["draft"] = draft("other_tool");
+    let (_, answer) = json_call(&alice, "/api/tools/save", second).await;
+    assert!(
+        matches!(
+            serde_json::from_str(&answer).unwrap(),
+            AppError::Conflict(_)
+        ),
+        "{answer}"
+    );
+    server.stop().await;
+}

@@ -1,0 +1,281 @@
+//! The tools repository on real SQLite and PostgreSQL.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::TestDatabase;
+use toolwright::{
+    domain::{
+        app::AppInput,
+        tool::{MoveDirection, ParamType, Parameter, Tool, ToolHints},
+    },
+    server::{
+        repo::{self, tools::ToolWrite},
+        Db,
+    },
+};
+
+async fn app(test_db: &TestDatabase) -> (Db, i64) {
+    let db = Db::connect(&test_db.config()).await.expect("connect");
+    db.migrate().await.expect("migrate");
+    let owner = repo::developers::create(&db, "alice@example.com", "h", 1)
+        .await
+        .unwrap();
+    let input = AppInput {
+        package_name: "com.example.todo".into(),
+        name: "Todo App".into(),
+        description: String::new(),
+        version: "1.0.0".into(),
+        public_url: "https://todo.example.com".into(),
+    };
+    let id = repo::apps::create(&db, owner, &input, 1).await.unwrap();
+    (db, id)
+}
+
+fn param(name: &str, param_type: ParamType, required: bool) -> Parameter {
+    Parameter {
+        name: name.into(),
+        param_type,
+        description: format!("The {name}"),
+        required,
+        enum_values: vec![],
+    }
+}
+
+fn add_todo() -> Tool {
+    Tool {
+        id: "add_todo".into(),
+        description: "Add a new to-do item".into(),
+        activation_phrases: vec!["add a reminder".into(), "create a todo".into()],
+        parameters: vec![
+            param("todo_item", ParamType::String, true),
+            Parameter {
+                enum_values: vec!["low".into(), "high".into()],
+                ..param("priority", ParamType::String, false)
+            },
+        ],
+        title: Some("Add a to-do".into()),
+        max_calls: Some(3),
+        hints: ToolHints {
+            idempotent: true,
+            ..ToolHints::default()
+        },
+    }
+}
+
+fn get_todos() -> Tool {
+    Tool {
+        id: "get_todos".into(),
+        description: "Get all to-do items".into(),
+        parameters: vec![param("include_completed", ParamType::Boolean, false)],
+        ..Tool::default()
+    }
+}
+
+fn applied(write: ToolWrite) -> (i64, Vec<Tool>) {
+    match write {
+        ToolWrite::Applied { revision, tools } => (revision, tools),
+        other => panic!("expected the write to apply, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+
+        let (revision, tools) = applied(
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(revision, 2, "{label}");
+        assert_eq!(tools, vec![add_todo()], "{label}: everything round-trips");
+        let (revision, tools) = applied(
+            repo::tools::save(&db, app_id, 2, None, &get_todos(), 3)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(revision, 3);
+        assert_eq!(
+            tools.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+            ["add_todo", "get_todos"]
+        );
+        assert_eq!(repo::tools::list_for_app(&db, app_id).await.unwrap(), tools);
+
+        // Update: rename, drop a parameter, reorder the rest.
+        let mut changed = add_todo();
+        changed.id = "create_todo".into();
+        changed.parameters = vec![
+            param("due_date", ParamType::String, false),
+            param("todo_item", ParamType::String, true),
+        ];
+        let (revision, tools) = applied(
+            repo::tools::save(&db, app_id, 3, Some("add_todo"), &changed, 4)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(revision, 4);
+        assert_eq!(tools[0], changed, "{label}: same place, new content");
+
+        let (revision, tools) = applied(
+            repo::tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Up, 5)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(revision, 5);
+        assert_eq!(
+            tools.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+            ["get_todos", "create_todo"]
+        );
+
+        let (revision, tools) = applied(
+            repo::tools::delete(&db, app_id, 5, "get_todos", 6)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(revision, 6);
+        assert_eq!(tools, vec![changed]);
+        assert_eq!(
+            repo::tools::delete(&db, app_id, 6, "get_todos", 7)
+                .await
+                .unwrap(),
+            ToolWrite::NotFound
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_refused_save_leaves_the_stored_tools_unchanged() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+        applied(
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+                .await
+                .unwrap(),
+        );
+        applied(
+            repo::tools::save(&db, app_id, 2, None, &get_todos(), 3)
+                .await
+                .unwrap(),
+        );
+        let before = repo::tools::list_for_app(&db, app_id).await.unwrap();
+
+        // Stale revision.
+        let mut edit = add_todo();
+        edit.description = "Changed".into();
+        assert_eq!(
+            repo::tools::save(&db, app_id, 2, Some("add_todo"), &edit, 4)
+                .await
+                .unwrap(),
+            ToolWrite::Stale,
+            "{label}"
+        );
+        // Renaming onto another tool's id: refused by the database, rolled back.
+        let mut clash = add_todo();
+        clash.id = "get_todos".into();
+        assert_eq!(
+            repo::tools::save(&db, app_id, 3, Some("add_todo"), &clash, 4)
+                .await
+                .unwrap(),
+            ToolWrite::DuplicateId,
+            "{label}"
+        );
+        assert_eq!(
+            repo::tools::save(&db, app_id, 3, None, &get_todos(), 4)
+                .await
+                .unwrap(),
+            ToolWrite::DuplicateId
+        );
+        // Editing a tool that is not there.
+        assert_eq!(
+            repo::tools::save(&db, app_id, 3, Some("nope"), &edit, 4)
+                .await
+                .unwrap(),
+            ToolWrite::NotFound
+        );
+        assert_eq!(
+            repo::tools::list_for_app(&db, app_id).await.unwrap(),
+            before,
+            "{label}"
+        );
+        let stored = repo::apps::find_for_owner(&db, 1, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            stored.details.revision, 3,
+            "{label}: no refused write bumped the revision"
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn deleting_an_app_deletes_its_tools() {
+    for test_db in TestDatabase::all().await {
+        let (db, app_id) = app(&test_db).await;
+        applied(
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+                .await
+                .unwrap(),
+        );
+        assert!(repo::apps::delete(&db, 1, "com.example.todo")
+            .await
+            .unwrap());
+        assert!(
+            repo::tools::list_for_app(&db, app_id)
+                .await
+                .unwrap()
+                .is_empty(),
+            "{}",
+            test_db.label()
+        );
+        let orphans: i64 = toolwright::on_db!(&db, pool => sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM tool_parameters"
+        )
+        .fetch_one(pool)
+        .await)
+        .unwrap();
+        assert_eq!(orphans, 0);
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn moving_the_first_tool_up_keeps_the_order() {
+    let test_db = TestDatabase::sqlite();
+    let (db, app_id) = app(&test_db).await;
+    applied(
+        repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+            .await
+            .unwrap(),
+    );
+    applied(
+        repo::tools::save(&db, app_id, 2, None, &get_todos(), 3)
+            .await
+            .unwrap(),
+    );
+    let (_, tools) = applied(
+        repo::tools::move_tool(&db, app_id, 3, "add_todo", MoveDirection::Up, 4)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        tools.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["add_todo", "get_todos"]
+    );
+    let (_, tools) = applied(
+        repo::tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Down, 5)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        tools.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
+        ["add_todo", "get_todos"]
+    );
+    db.close().await;
+}
