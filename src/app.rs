@@ -6,6 +6,7 @@ use crate::ui::{
         app_page::AppPage,
         auth::{LoginPage, SignupPage},
         console_apps::AppsPage,
+        export_page::ExportPage,
         landing::LandingPage,
         new_app::NewAppPage,
         not_found::NotFoundPage,
@@ -66,6 +67,11 @@ pub fn App() -> impl IntoView {
                     <Route
                         path=path!("/console/apps/:package_name")
                         view=AppPage
+                        ssr=SsrMode::Async
+                    />
+                    <Route
+                        path=path!("/console/apps/:package_name/export")
+                        view=ExportPage
                         ssr=SsrMode::Async
                     />
                 </Routes>

@@ -4,6 +4,8 @@
 pub mod apps;
 pub mod auth;
 pub mod error;
+pub mod export;
+pub mod keys;
 pub mod tools;
 
 #[cfg(feature = "ssr")]

@@ -7,7 +7,10 @@
 
 pub mod account;
 pub mod app;
+pub mod config;
+pub mod export;
 pub mod field_errors;
+pub mod keys;
 pub mod lists;
 pub mod throttle;
 pub mod time;

@@ -1,7 +1,7 @@
 //! The HTTP surface: the Leptos pages and server functions, `/healthz`,
 //! static files, request logging.
 
-use super::{auth, security, state::AppState};
+use super::{auth, exports, security, state::AppState};
 use crate::app::{shell, App};
 use axum::{
     extract::State,
@@ -33,6 +33,14 @@ pub fn router(state: AppState) -> Router {
 
     Router::new()
         .route("/healthz", get(healthz))
+        .route(
+            "/api/v1/apps/{package_name}/config",
+            get(exports::api_config),
+        )
+        .route(
+            "/console/apps/{package_name}/export/download",
+            get(exports::download),
+        )
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             shell(leptos_options.clone())
         })

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod exports;
 pub mod http;
 pub mod password;
 pub mod repo;

@@ -1,5 +1,8 @@
 use crate::{
-    domain::app::{AppDetails, AppInput, AppSummary},
+    domain::{
+        app::{AppDetails, AppInput, AppSummary},
+        config::AppConfig,
+    },
     on_db,
     server::db::Db,
 };
@@ -10,6 +13,8 @@ use crate::{
 pub struct StoredApp {
     pub id: i64,
     pub details: AppDetails,
+    /// An imported legacy `settings` array, verbatim.
+    pub settings: Option<serde_json::Value>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -22,12 +27,17 @@ struct AppRow {
     public_url: String,
     revision: i64,
     updated_at: i64,
+    settings_json: Option<String>,
 }
 
 impl From<AppRow> for StoredApp {
     fn from(row: AppRow) -> Self {
         StoredApp {
             id: row.id,
+            // Written only by the console from valid JSON; unreadable is treated as absent.
+            settings: row
+                .settings_json
+                .and_then(|json| serde_json::from_str(&json).ok()),
             details: AppDetails {
                 package_name: row.package_name,
                 name: row.name,
@@ -104,7 +114,7 @@ pub async fn find_for_owner(
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
     let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, updated_at \
+        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
          FROM apps WHERE owner_id = $1 AND package_name = $2",
     )
     .bind(owner_id)
@@ -112,6 +122,35 @@ pub async fn find_for_owner(
     .fetch_optional(pool)
     .await)?;
     Ok(row.map(StoredApp::from))
+}
+
+/// The app with this package name, whoever owns it (for API keys, which
+/// are checked against the app they belong to).
+pub async fn find_by_package(
+    db: &Db,
+    package_name: &str,
+) -> Result<Option<StoredApp>, sqlx::Error> {
+    let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
+         FROM apps WHERE package_name = $1",
+    )
+    .bind(package_name)
+    .fetch_optional(pool)
+    .await)?;
+    Ok(row.map(StoredApp::from))
+}
+
+/// The app's whole configuration, as the exports render it.
+pub async fn load_config(db: &Db, app: &StoredApp) -> Result<AppConfig, sqlx::Error> {
+    let tools = super::tools::list_for_app(db, app.id).await?;
+    Ok(AppConfig {
+        name: app.details.name.clone(),
+        description: app.details.description.clone(),
+        version: app.details.version.clone(),
+        public_url: app.details.public_url.clone(),
+        settings: app.settings.clone(),
+        tools,
+    })
 }
 
 /// Updates the app's own fields (never its package name) if it is still at

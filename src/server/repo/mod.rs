@@ -2,6 +2,7 @@
 //! They know nothing of sessions or requests; the server functions decide
 //! who may call them.
 
+pub mod api_keys;
 pub mod apps;
 pub mod developers;
 pub mod login_failures;

@@ -1,6 +1,9 @@
+pub mod api_keys;
 pub mod app_forms;
 pub mod auth_forms;
+pub mod export_panel;
 pub mod form;
+pub mod json_preview;
 pub mod phrase_preview;
 pub mod site_header;
 pub mod status_page;

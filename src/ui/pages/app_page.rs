@@ -1,10 +1,13 @@
 use crate::{
     api::{
         apps::{get_app, DeleteApp, SaveApp},
+        keys::list_api_keys,
         tools::get_tools,
         AppError,
     },
+    domain::url::encode_component,
     ui::components::{
+        api_keys::ApiKeysSection,
         app_forms::{AppEditor, DeleteAppForm},
         form::url_error,
         status_page::AppErrorView,
@@ -41,20 +44,26 @@ pub fn AppPage() -> impl IntoView {
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
                 Suspend::new(async move {
-                    let loaded = match get_app(package_name.clone()).await {
-                        Ok(app) => get_tools(package_name).await.map(|tools| (app, tools)),
-                        Err(error) => Err::<_, AppError>(error),
+                    let loaded = async {
+                        let app = get_app(package_name.clone()).await?;
+                        let tools = get_tools(package_name.clone()).await?;
+                        let keys = list_api_keys(package_name).await?;
+                        Ok::<_, AppError>((app, tools, keys))
                     };
-                    match loaded {
+                    match loaded.await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok((app, tools)) => {
+                        Ok((app, tools, keys)) => {
                             let name = app.name.clone();
                             let package = app.package_name.clone();
+                            let base = format!("/console/apps/{}", encode_component(&package));
                             view! {
                                 <Title text=name.clone()/>
                                 <div class="stack">
                                     <div class="page-head">
                                         <h1>{name}</h1>
+                                        <nav aria-label="App" class="page-links">
+                                            <a class="button" href=format!("{base}/export")>"Export"</a>
+                                        </nav>
                                     </div>
                                     <AppEditor
                                         app
@@ -62,6 +71,7 @@ pub fn AppPage() -> impl IntoView {
                                         notice
                                         initial_error=save_error
                                     />
+                                    <ApiKeysSection package_name=package.clone() keys/>
                                     <section class="card stack danger-zone" aria-labelledby="delete-title">
                                         <h2 id="delete-title">"Delete this app"</h2>
                                         <DeleteAppForm package_name=package initial_error=delete_error/>

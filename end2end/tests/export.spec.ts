@@ -1,0 +1,135 @@
+import { test, expect, type Page } from "@playwright/test";
+import * as fs from "node:fs";
+import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
+import { signUp } from "../fixtures/accounts";
+import { createTodoApp } from "../fixtures/apps";
+
+const FORMATS: Array<[string, string, string]> = [
+  ["mentra", "app_config.json", '"publicUrl": "https://todo.example.com"'],
+  ["tpa", "tpa_config.json", '"activationPhrases"'],
+  ["mcp", "mcp_tools.json", '"inputSchema"'],
+  ["openai", "openai_tools.json", '"type": "function"'],
+  ["anthropic", "anthropic_tools.json", '"input_schema"'],
+  ["gemini", "gemini_tools.json", '"functionDeclarations"'],
+  ["tambo", "tambo_tools.json", '"outputSchema"'],
+];
+
+function preview(page: Page) {
+  return page.getByRole("textbox", { name: "Preview" });
+}
+
+async function openExport(page: Page): Promise<string> {
+  await signUp(page);
+  const packageName = await createTodoApp(page);
+  await page.goto(`/console/apps/${packageName}`);
+  await page.getByRole("link", { name: "Export" }).click();
+  await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName}/export`));
+  return packageName;
+}
+
+test("the preview follows the format and options @js-only", async ({ page }) => {
+  await openExport(page);
+  await waitForHydration(page, "form[data-hydrated]");
+  await expect(page.getByLabel("Format")).toHaveValue("mentra");
+  await expect(preview(page)).toContainText('"name": "Todo App"');
+  await expectNoSeriousA11yViolations(page);
+
+  for (const [key, file, marker] of FORMATS) {
+    await page.getByLabel("Format").selectOption(key);
+    await expect(preview(page)).toContainText(marker);
+    await expect(page.getByText(file, { exact: true })).toBeVisible();
+  }
+
+  await page.getByLabel("Format").selectOption("openai");
+  await expect(preview(page)).not.toContainText('"strict": true');
+  await page.getByLabel("Strict mode").check();
+  await expect(preview(page)).toContainText('"strict": true');
+  await expect(preview(page)).toContainText('"additionalProperties": false');
+  await page.getByLabel("Include activation phrases in descriptions").check();
+  await expect(preview(page)).toContainText("Possibly activated by phrases like: add a reminder, create a todo, remind me to");
+
+  // The address follows the choices, so a reload keeps them.
+  await page.reload();
+  await expect(page.getByLabel("Format")).toHaveValue("openai");
+  await expect(page.getByLabel("Strict mode")).toBeChecked();
+  await expect(preview(page)).toContainText('"strict": true');
+});
+
+test("Download saves the format's file with the preview's content", async ({ page }) => {
+  await openExport(page);
+  for (const [key, file] of [FORMATS[0], FORMATS[3]]) {
+    if (test.info().project.use.javaScriptEnabled === false) {
+      await page.getByLabel("Format").selectOption(key);
+      await page.getByRole("button", { name: "Show preview" }).click();
+    } else {
+      await waitForHydration(page, "form[data-hydrated]");
+      await page.getByLabel("Format").selectOption(key);
+    }
+    await expect(page.getByText(file, { exact: true })).toBeVisible();
+    const shown = await preview(page).textContent();
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download" }).click(),
+    ]);
+    expect(download.suggestedFilename()).toBe(file);
+    const saved = fs.readFileSync(await download.path(), "utf8");
+    expect(saved).toBe(shown);
+    expect(saved.endsWith("\n")).toBeTruthy();
+  }
+});
+
+test("Copy puts the preview on the clipboard @js-only", async ({ page, context, baseURL }) => {
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
+  await openExport(page);
+  await waitForHydration(page, "form[data-hydrated]");
+  await page.getByLabel("Format").selectOption("anthropic");
+  await expect(preview(page)).toContainText('"input_schema"');
+  await page.getByRole("button", { name: "Copy" }).click();
+  await expect(page.getByText("Copied", { exact: true })).toBeVisible();
+  const clipboard = await page.evaluate(() => navigator.clipboard.readText());
+  expect(clipboard).toBe(await preview(page).textContent());
+});
+
+test("without JavaScript the options are a form that shows the preview", async ({ page }) => {
+  test.skip(test.info().project.name !== "no-js", "the plain-form path");
+  await openExport(page);
+  await page.getByLabel("Format").selectOption("gemini");
+  await page.getByLabel("Include activation phrases in descriptions").check();
+  await page.getByRole("button", { name: "Show preview" }).click();
+  await expect(page).toHaveURL(/format=gemini/);
+  await expect(preview(page)).toContainText('"type": "STRING"');
+  await expect(preview(page)).toContainText("Possibly activated by phrases like");
+});
+
+test("API keys: create one, see it once, use it, revoke it @js-only", async ({ page, request }) => {
+  await signUp(page);
+  const packageName = await createTodoApp(page);
+  await page.goto(`/console/apps/${packageName}`);
+  const keys = page.getByRole("region", { name: "API keys" });
+  await expect(keys.getByText("No keys yet.")).toBeVisible();
+  await keys.getByRole("button", { name: "Create key" }).click();
+  await expect(keys.getByLabel("Key name")).toHaveAccessibleDescription(/Give the key a name/);
+  await keys.getByLabel("Key name").fill("CI");
+  await keys.getByRole("button", { name: "Create key" }).click();
+  const key = (await keys.locator(".new-key").textContent())!.trim();
+  expect(key).toMatch(/^tw_[0-9a-f]{40}$/);
+  await expect(keys.getByRole("cell", { name: "CI", exact: true })).toBeVisible();
+
+  const answer = await request.get(`/api/v1/apps/${packageName}/config?format=tpa`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  expect(answer.status()).toBe(200);
+  expect((await answer.json()).tools.map((t: { id: string }) => t.id)).toEqual(["add_todo", "get_todos"]);
+
+  await page.reload();
+  await expect(keys.locator(".new-key")).toHaveCount(0);
+  await expect(keys.getByText(key)).toHaveCount(0);
+  await expect(keys.getByText(`${key.slice(0, 10)}…`)).toBeVisible();
+  await expectNoSeriousA11yViolations(page);
+
+  page.once("dialog", (dialog) => dialog.accept());
+  await keys.getByRole("button", { name: "Revoke key CI" }).click();
+  await expect(keys.getByText("No keys yet.")).toBeVisible();
+  const refused = await request.get(`/api/v1/apps/${packageName}/config`, { headers: { authorization: `Bearer ${key}` } });
+  expect(refused.status()).toBe(401);
+});

@@ -1,0 +1,22 @@
+//! Exports of an app's configuration, for the export page's preview.
+
+use super::AppError;
+use crate::domain::export::{ExportOptions, Format};
+use leptos::{prelude::*, server_fn::codec::Json};
+
+/// The export of one of the developer's apps in `format`, as text.
+#[server(prefix = "/api", endpoint = "export/render", input = Json)]
+pub async fn render_export(
+    package_name: String,
+    format: Format,
+    options: ExportOptions,
+) -> Result<String, AppError> {
+    use crate::{api::context, domain::export::render_text, server::repo};
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let config = repo::apps::load_config(&state.db, &app)
+        .await
+        .map_err(context::internal)?;
+    Ok(render_text(&config, format, options))
+}

@@ -1,0 +1,98 @@
+//! Read-only API keys of an app. Only a SHA-256 of each key is stored: the
+//! key itself is shown once, when it is made.
+
+use crate::{domain::keys::ApiKeySummary, on_db, server::db::Db};
+use sha2::{Digest, Sha256};
+
+/// Every key starts with this, so it is recognisable in a config or a log.
+pub const KEY_PREFIX: &str = "tw_";
+/// Characters of a key shown in lists (prefix included).
+const SHOWN: usize = 10;
+
+/// A new random key: `tw_` and 40 hex digits (160 bits).
+pub fn generate() -> Result<String, getrandom::Error> {
+    let mut bytes = [0_u8; 20];
+    getrandom::fill(&mut bytes)?;
+    Ok(format!("{KEY_PREFIX}{}", hex(&bytes)))
+}
+
+pub fn hash(key: &str) -> String {
+    hex(&Sha256::digest(key.as_bytes()))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The part of a key shown in lists.
+pub fn shown_part(key: &str) -> String {
+    key.chars().take(SHOWN).collect()
+}
+
+pub async fn create(
+    db: &Db,
+    app_id: i64,
+    name: &str,
+    key: &str,
+    now_ms: i64,
+) -> Result<i64, sqlx::Error> {
+    on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+        "INSERT INTO api_keys (app_id, name, prefix, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+    )
+    .bind(app_id)
+    .bind(name)
+    .bind(shown_part(key))
+    .bind(hash(key))
+    .bind(now_ms)
+    .fetch_one(pool)
+    .await)
+}
+
+/// The app's keys that are not revoked, newest first.
+pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<ApiKeySummary>, sqlx::Error> {
+    let rows: Vec<(i64, String, String, i64, Option<i64>)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT id, name, prefix, created_at, last_used_at FROM api_keys \
+         WHERE app_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC",
+    )
+    .bind(app_id)
+    .fetch_all(pool)
+    .await)?;
+    Ok(rows
+        .into_iter()
+        .map(
+            |(id, name, prefix, created_at, last_used_at)| ApiKeySummary {
+                id,
+                name,
+                prefix,
+                created_at,
+                last_used_at,
+            },
+        )
+        .collect())
+}
+
+/// Revokes key `key_id` of app `app_id`; `false` when there is no such live key.
+pub async fn revoke(db: &Db, app_id: i64, key_id: i64, now_ms: i64) -> Result<bool, sqlx::Error> {
+    on_db!(db, pool => sqlx::query(
+        "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND app_id = $3 AND revoked_at IS NULL",
+    )
+    .bind(now_ms)
+    .bind(key_id)
+    .bind(app_id)
+    .execute(pool)
+    .await
+    .map(|done| done.rows_affected() > 0))
+}
+
+/// The app a live key belongs to (and records its use), or `None` for an
+/// unknown or revoked key.
+pub async fn authenticate(db: &Db, key: &str, now_ms: i64) -> Result<Option<i64>, sqlx::Error> {
+    let app_id: Option<i64> = on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+        "UPDATE api_keys SET last_used_at = $1 WHERE key_hash = $2 AND revoked_at IS NULL RETURNING app_id",
+    )
+    .bind(now_ms)
+    .bind(hash(key))
+    .fetch_optional(pool)
+    .await)?;
+    Ok(app_id)
+}

@@ -1,0 +1,185 @@
+//! The API keys of an app: create (shown once), list, revoke.
+
+use crate::{
+    api::{
+        keys::{CreateApiKey, RevokeApiKey},
+        AppError,
+    },
+    domain::{keys::ApiKeySummary, time::format_utc},
+    ui::components::form::FormAlert,
+};
+use leptos::{ev::SubmitEvent, prelude::*};
+
+#[island]
+pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl IntoView {
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+    let keys = RwSignal::new(keys);
+    let name = RwSignal::new(String::new());
+    let new_key = RwSignal::new(None::<String>);
+    let copied = RwSignal::new(false);
+    let create = ServerAction::<CreateApiKey>::new();
+    let revoke = ServerAction::<RevokeApiKey>::new();
+    let package = StoredValue::new(package_name.clone());
+
+    let name_error = Signal::derive(move || match create.value().get() {
+        Some(Err(AppError::Validation(errors))) => errors.first("key_name").map(str::to_owned),
+        _ => None,
+    });
+    let alert = RwSignal::new(None::<String>);
+    Effect::new(move |_| match create.value().get() {
+        Some(Ok(made)) => {
+            keys.set(made.keys);
+            new_key.set(Some(made.key));
+            copied.set(false);
+            name.set(String::new());
+            alert.set(None);
+        }
+        Some(Err(AppError::Validation(_))) => {}
+        Some(Err(error)) => alert.set(Some(error.to_string())),
+        None => {}
+    });
+    Effect::new(move |_| match revoke.value().get() {
+        Some(Ok(remaining)) => {
+            keys.set(remaining);
+            alert.set(None);
+        }
+        Some(Err(error)) => alert.set(Some(error.to_string())),
+        None => {}
+    });
+
+    let on_submit = move |ev: SubmitEvent| {
+        ev.prevent_default();
+        create.dispatch(CreateApiKey {
+            package_name: package.get_value(),
+            name: name.get_untracked(),
+        });
+    };
+    let on_revoke = move |key: ApiKeySummary| {
+        let question = format!(
+            "Revoke the key “{}” ({}…)? Anything using it will get 401 from now on.",
+            key.name, key.prefix
+        );
+        if window().confirm_with_message(&question).unwrap_or(false) {
+            revoke.dispatch(RevokeApiKey {
+                package_name: package.get_value(),
+                key_id: key.id,
+            });
+        }
+    };
+    let endpoint = format!("/api/v1/apps/{package_name}/config?format=mentra");
+
+    view! {
+        <section class="card stack" aria-labelledby="keys-title">
+            <h2 id="keys-title">"API keys"</h2>
+            <p>
+                "Read this app's config without a browser (in CI, say): " <code>{format!("GET {endpoint}")}</code>
+                " with the header " <code>"Authorization: Bearer <key>"</code>
+                ". Any export format works; keys only read."
+            </p>
+            <FormAlert message=alert/>
+            <form class="inline-fields" aria-label="New API key" on:submit=on_submit novalidate>
+                <div class="field">
+                    <label for="key-name">"Key name"</label>
+                    <input
+                        id="key-name"
+                        type="text"
+                        autocomplete="off"
+                        prop:value=move || name.get()
+                        on:input=move |ev| name.set(event_target_value(&ev))
+                        aria-describedby="key-name-error"
+                        aria-invalid=move || if name_error.get().is_some() { "true" } else { "false" }
+                    />
+                    <p class="field-error" id="key-name-error">{move || name_error.get()}</p>
+                </div>
+                <div>
+                    <button
+                        type="submit"
+                        disabled=move || !hydrated.get() || create.pending().get()
+                        aria-busy=move || if create.pending().get() { "true" } else { "false" }
+                    >
+                        "Create key"
+                    </button>
+                </div>
+            </form>
+            {move || {
+                new_key
+                    .get()
+                    .map(|key| {
+                        let for_copy = key.clone();
+                        view! {
+                            <div class="key-once" aria-live="polite">
+                                <p>
+                                    <strong>"Copy your new key now: "</strong>
+                                    "it is shown only this once."
+                                </p>
+                                <p><code class="new-key">{key}</code></p>
+                                <button
+                                    type="button"
+                                    on:click=move |_| {
+                                        copy_key(for_copy.clone(), copied);
+                                    }
+                                >
+                                    {move || if copied.get() { "Copied key" } else { "Copy key" }}
+                                </button>
+                            </div>
+                        }
+                    })
+            }}
+            <Show
+                when=move || !keys.with(Vec::is_empty)
+                fallback=|| view! { <p class="hint">"No keys yet."</p> }
+            >
+                <div class="table-wrap">
+                    <table>
+                        <thead>
+                            <tr>
+                                <th scope="col">"Name"</th>
+                                <th scope="col">"Key"</th>
+                                <th scope="col">"Created"</th>
+                                <th scope="col">"Last used"</th>
+                                <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                            </tr>
+                        </thead>
+                        <tbody>
+                            <For each=move || keys.get() key=|k| k.id let:key>
+                                {
+                                    let for_revoke = key.clone();
+                                    view! {
+                                        <tr>
+                                            <td>{key.name.clone()}</td>
+                                            <td><code>{format!("{}…", key.prefix)}</code></td>
+                                            <td>{format_utc(key.created_at)}</td>
+                                            <td>{key.last_used_at.map(format_utc).unwrap_or_else(|| "never".to_owned())}</td>
+                                            <td>
+                                                <button
+                                                    type="button"
+                                                    class="danger"
+                                                    aria-label=format!("Revoke key {}", key.name)
+                                                    disabled=move || !hydrated.get() || revoke.pending().get()
+                                                    on:click=move |_| on_revoke(for_revoke.clone())
+                                                >
+                                                    "Revoke"
+                                                </button>
+                                            </td>
+                                        </tr>
+                                    }
+                                }
+                            </For>
+                        </tbody>
+                    </table>
+                </div>
+            </Show>
+        </section>
+    }
+}
+
+fn copy_key(key: String, copied: RwSignal<bool>) {
+    #[cfg(feature = "hydrate")]
+    leptos::task::spawn_local(async move {
+        let promise = window().navigator().clipboard().write_text(&key);
+        copied.set(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (key, copied);
+}

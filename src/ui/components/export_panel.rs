@@ -1,0 +1,186 @@
+//! The export page's controls and preview. Without JavaScript it is a plain
+//! GET form ("Show preview", "Download"); with it the preview follows every
+//! choice and "Copy" puts the text on the clipboard.
+
+use crate::{
+    api::export::RenderExport,
+    domain::export::{ExportOptions, Format},
+    ui::components::{form::FormAlert, json_preview::JsonPreview},
+};
+use leptos::prelude::*;
+
+#[island]
+pub fn ExportPanel(
+    package_name: String,
+    format: Format,
+    options: ExportOptions,
+    preview: String,
+) -> impl IntoView {
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+    let chosen = RwSignal::new(format);
+    let include_phrases = RwSignal::new(options.include_phrases);
+    let strict = RwSignal::new(options.strict);
+    let text = RwSignal::new(preview);
+    let copied = RwSignal::new(None::<String>);
+    let render = ServerAction::<RenderExport>::new();
+    let error = Signal::derive(move || match render.value().get() {
+        Some(Err(error)) => Some(error.to_string()),
+        _ => None,
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(rendered)) = render.value().get() {
+            text.set(rendered);
+        }
+    });
+
+    let base = format!(
+        "/console/apps/{}/export",
+        crate::domain::url::encode_component(&package_name)
+    );
+    let download = format!("{base}/download");
+    let package = StoredValue::new(package_name);
+    let page = StoredValue::new(base.clone());
+    let refresh = move || {
+        copied.set(None);
+        let options = ExportOptions {
+            include_phrases: include_phrases.get_untracked(),
+            strict: strict.get_untracked(),
+        };
+        render.dispatch(RenderExport {
+            package_name: package.get_value(),
+            format: chosen.get_untracked(),
+            options,
+        });
+        // Keep the address in step, so a reload shows the same export.
+        let mut query = format!("?format={}", chosen.get_untracked().key());
+        if options.include_phrases {
+            query.push_str("&include_phrases=on");
+        }
+        if options.strict {
+            query.push_str("&strict=on");
+        }
+        if let Ok(history) = window().history() {
+            let url = format!("{}{query}", page.get_value());
+            let _ = history.replace_state_with_url(
+                &leptos::wasm_bindgen::JsValue::NULL,
+                "",
+                Some(&url),
+            );
+        }
+    };
+    let copy = move |_| {
+        let content = text.get_untracked();
+        copy_to_clipboard(content, copied);
+    };
+
+    view! {
+        <form
+            method="get"
+            action=base
+            class="export-options stack"
+            aria-label="Export options"
+            data-hydrated=move || if hydrated.get() { "true" } else { "false" }
+        >
+            <div class="field">
+                <label for="export-format">"Format"</label>
+                <select
+                    id="export-format"
+                    name="format"
+                    on:change=move |ev| {
+                        if let Some(format) = Format::parse(&event_target_value(&ev)) {
+                            chosen.set(format);
+                            refresh();
+                        }
+                    }
+                >
+                    {Format::ALL
+                        .into_iter()
+                        .map(|f| {
+                            view! {
+                                <option value=f.key() selected=f == format>
+                                    {format!("{} — {}", f.label(), f.file_name())}
+                                </option>
+                            }
+                        })
+                        .collect_view()}
+                </select>
+            </div>
+            <div class="field">
+                <label class="checkbox" for="export-include-phrases">
+                    <input
+                        type="checkbox"
+                        id="export-include-phrases"
+                        name="include_phrases"
+                        value="on"
+                        checked=options.include_phrases
+                        aria-describedby="export-include-phrases-hint"
+                        on:change=move |ev| {
+                            include_phrases.set(event_target_checked(&ev));
+                            refresh();
+                        }
+                    />
+                    "Include activation phrases in descriptions"
+                </label>
+                <p class="hint" id="export-include-phrases-hint">
+                    "For the LLM formats (MCP, OpenAI, Anthropic, Gemini, Tambo): appends “Possibly activated by phrases like: …” as Mentra's assistant does."
+                </p>
+            </div>
+            <div class="field">
+                <label class="checkbox" for="export-strict">
+                    <input
+                        type="checkbox"
+                        id="export-strict"
+                        name="strict"
+                        value="on"
+                        checked=options.strict
+                        aria-describedby="export-strict-hint"
+                        on:change=move |ev| {
+                            strict.set(event_target_checked(&ev));
+                            refresh();
+                        }
+                    />
+                    "Strict mode"
+                </label>
+                <p class="hint" id="export-strict-hint">
+                    "OpenAI only: every parameter required, optional ones nullable, no other properties."
+                </p>
+            </div>
+            <div class="form-actions">
+                <Show when=move || !hydrated.get()>
+                    <button type="submit">"Show preview"</button>
+                </Show>
+                <button type="submit" class="primary" formaction=download>
+                    "Download"
+                </button>
+                <button type="button" on:click=copy disabled=move || !hydrated.get()>
+                    "Copy"
+                </button>
+                <span class="copied" role="status">{move || copied.get()}</span>
+            </div>
+        </form>
+        <FormAlert message=error/>
+        <p class="meta">
+            "File: " <code>{move || chosen.get().file_name()}</code>
+            <span aria-live="polite">{move || if render.pending().get() { " · updating…" } else { "" }}</span>
+        </p>
+        <JsonPreview text=text label="Preview"/>
+    }
+}
+
+/// Writes `content` to the clipboard; says "Copied" (or why not) in `status`.
+fn copy_to_clipboard(content: String, status: RwSignal<Option<String>>) {
+    #[cfg(feature = "hydrate")]
+    leptos::task::spawn_local(async move {
+        let clipboard = window().navigator().clipboard();
+        let promise = clipboard.write_text(&content);
+        match wasm_bindgen_futures::JsFuture::from(promise).await {
+            Ok(_) => status.set(Some("Copied".to_owned())),
+            Err(_) => status.set(Some(
+                "Could not copy: select the preview and copy it yourself.".to_owned(),
+            )),
+        }
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (content, status);
+}

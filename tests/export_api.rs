@@ -1,0 +1,346 @@
+//! Exports over HTTP: the console's download and the API with keys.
+#![cfg(feature = "ssr")]
+
+mod common;
+
+use common::{Browser, TestDatabase, TestServer};
+use serde_json::{json, Value};
+use toolwright::api::AppError;
+
+const PASSWORD: &str = "correct horse battery staple";
+
+async fn json_call(browser: &Browser, path: &str, body: Value) -> String {
+    reqwest::Client::new()
+        .post(format!("{}{path}", browser.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("origin", browser.base.clone())
+        .header(
+            "cookie",
+            format!(
+                "toolwright_session={}",
+                browser.session.clone().unwrap_or_default()
+            ),
+        )
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
+/// Signs up and creates the Todo App with one tool.
+async fn developer_with_app(server: &TestServer, email: &str, package: &str) -> Browser {
+    let mut browser = Browser::new(server);
+    assert_eq!(browser.signup(email, PASSWORD).await.status, 302);
+    browser
+        .call(
+            "/api/apps/create",
+            &[
+                ("package_name", package),
+                ("name", "Todo App"),
+                ("description", "Manage your to-do items"),
+                ("version", "1.0.0"),
+                ("public_url", "https://todo.example.com"),
+            ],
+        )
+        .await;
+    let saved = json_call(
+        &browser,
+        "/api/tools/save",
+        json!({"package_name": package, "revision": 1, "original_id": null, "draft": {
+            "tool_id": "add_todo", "description": "Add a new to-do item", "activation_phrases": "add a reminder",
+            "title": "", "max_calls": "", "read_only": false, "destructive": false, "idempotent": false, "open_world": false,
+            "parameters": [{"name": "todo_item", "param_type": "string", "description": "The to-do item text", "required": true, "allowed_values": ""}]
+        }}),
+    )
+    .await;
+    assert!(saved.contains("add_todo"), "{saved}");
+    browser
+}
+
+async fn create_key(browser: &Browser, package: &str, name: &str) -> String {
+    let made: Value = serde_json::from_str(
+        &json_call(
+            browser,
+            "/api/keys/create",
+            json!({"package_name": package, "name": name}),
+        )
+        .await,
+    )
+    .unwrap();
+    made["key"]
+        .as_str()
+        .expect("the key, shown once")
+        .to_owned()
+}
+
+async fn api_get(server: &TestServer, path: &str, key: Option<&str>) -> reqwest::Response {
+    let mut request = reqwest::Client::new().get(server.url(path));
+    if let Some(key) = key {
+        request = request.header("authorization", format!("Bearer {key}"));
+    }
+    request.send().await.unwrap()
+}
+
+#[tokio::test]
+async fn an_api_key_works_until_it_is_revoked() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+        let key = create_key(&alice, "com.example.todo", "CI").await;
+        assert!(key.starts_with("tw_") && key.len() == 43, "{key}");
+
+        let response = api_get(
+            &server,
+            "/api/v1/apps/com.example.todo/config?format=mentra",
+            Some(&key),
+        )
+        .await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "application/json");
+        let body = response.text().await.unwrap();
+        assert!(body.ends_with("}\n"));
+        let config: Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(config["name"], "Todo App");
+        assert_eq!(config["tools"][0]["id"], "add_todo");
+
+        // The list shows the key's prefix and that it was used, never the key.
+        let listed = json_call(
+            &alice,
+            "/api/keys/list",
+            json!({"package_name": "com.example.todo"}),
+        )
+        .await;
+        let keys: Value = serde_json::from_str(&listed).unwrap();
+        assert_eq!(keys[0]["name"], "CI");
+        assert_eq!(keys[0]["prefix"], json!(&key[..10]));
+        assert!(keys[0]["last_used_at"].is_i64());
+        assert!(!listed.contains(&key));
+
+        let id = keys[0]["id"].as_i64().unwrap();
+        let remaining = json_call(
+            &alice,
+            "/api/keys/revoke",
+            json!({"package_name": "com.example.todo", "key_id": id}),
+        )
+        .await;
+        assert_eq!(remaining, "[]");
+        let response = api_get(&server, "/api/v1/apps/com.example.todo/config", Some(&key)).await;
+        assert_eq!(response.status(), 401, "{}", server.db.label());
+        assert_eq!(response.headers()["www-authenticate"], "Bearer");
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_missing_or_unknown_key_is_401_and_a_key_of_another_app_is_404() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    let bob = developer_with_app(&server, "bob@example.com", "com.example.other").await;
+    let bobs_key = create_key(&bob, "com.example.other", "bob").await;
+    let _alices_key = create_key(&alice, "com.example.todo", "alice").await;
+
+    assert_eq!(
+        api_get(&server, "/api/v1/apps/com.example.todo/config", None)
+            .await
+            .status(),
+        401
+    );
+    assert_eq!(
+        api_get(
+            &server,
+            "/api/v1/apps/com.example.todo/config",
+            Some("tw_nope")
+        )
+        .await
+        .status(),
+        401
+    );
+    let cross = api_get(
+        &server,
+        "/api/v1/apps/com.example.todo/config",
+        Some(&bobs_key),
+    )
+    .await;
+    assert_eq!(cross.status(), 404);
+    let unknown = api_get(
+        &server,
+        "/api/v1/apps/com.example.nothing/config",
+        Some(&bobs_key),
+    )
+    .await;
+    assert_eq!(unknown.status(), 404);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_unknown_format_is_400_with_the_list_of_formats() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    let key = create_key(&alice, "com.example.todo", "CI").await;
+    let response = api_get(
+        &server,
+        "/api/v1/apps/com.example.todo/config?format=yaml",
+        Some(&key),
+    )
+    .await;
+    assert_eq!(response.status(), 400);
+    let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    assert_eq!(
+        body["formats"],
+        json!([
+            "mentra",
+            "tpa",
+            "mcp",
+            "openai",
+            "anthropic",
+            "gemini",
+            "tambo"
+        ])
+    );
+
+    for format in [
+        "mentra",
+        "tpa",
+        "mcp",
+        "openai",
+        "anthropic",
+        "gemini",
+        "tambo",
+    ] {
+        let response = api_get(
+            &server,
+            &format!("/api/v1/apps/com.example.todo/config?format={format}&strict=true"),
+            Some(&key),
+        )
+        .await;
+        assert_eq!(response.status(), 200, "{format}");
+        serde_json::from_str::<Value>(&response.text().await.unwrap()).unwrap();
+    }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn keys_of_another_developers_app_cannot_be_made_listed_or_revoked() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    let key = create_key(&alice, "com.example.todo", "CI").await;
+    let mut bob = Browser::new(&server);
+    bob.signup("bob@example.com", PASSWORD).await;
+    for (path, body) in [
+        (
+            "/api/keys/create",
+            json!({"package_name": "com.example.todo", "name": "mine now"}),
+        ),
+        (
+            "/api/keys/list",
+            json!({"package_name": "com.example.todo"}),
+        ),
+        (
+            "/api/keys/revoke",
+            json!({"package_name": "com.example.todo", "key_id": 1}),
+        ),
+    ] {
+        let answer = json_call(&bob, path, body).await;
+        assert_eq!(
+            serde_json::from_str::<AppError>(&answer).unwrap(),
+            AppError::NotFound,
+            "{path}"
+        );
+    }
+    assert_eq!(
+        api_get(&server, "/api/v1/apps/com.example.todo/config", Some(&key))
+            .await
+            .status(),
+        200
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_key_needs_a_name() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    let answer = json_call(
+        &alice,
+        "/api/keys/create",
+        json!({"package_name": "com.example.todo", "name": "  "}),
+    )
+    .await;
+    let AppError::Validation(errors) = serde_json::from_str(&answer).unwrap() else {
+        panic!("{answer}")
+    };
+    assert!(errors.first("key_name").is_some());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_download_is_an_attachment_with_the_formats_file_name() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    for (format, file) in [
+        ("mentra", "app_config.json"),
+        ("tpa", "tpa_config.json"),
+        ("openai", "openai_tools.json"),
+    ] {
+        let answer = alice
+            .get(&format!(
+                "/console/apps/com.example.todo/export/download?format={format}&include_phrases=on"
+            ))
+            .await;
+        assert_eq!(answer.status, 200, "{format}");
+        assert_eq!(
+            answer.headers["content-disposition"],
+            format!("attachment; filename=\"{file}\"").as_str()
+        );
+        serde_json::from_str::<Value>(&answer.body).unwrap();
+    }
+    let answer = alice
+        .get("/console/apps/com.example.todo/export/download?format=openai&include_phrases=on")
+        .await;
+    assert!(answer
+        .body
+        .contains("Possibly activated by phrases like: add a reminder"));
+
+    let mut bob = Browser::new(&server);
+    bob.signup("bob@example.com", PASSWORD).await;
+    assert_eq!(
+        bob.get("/console/apps/com.example.todo/export/download")
+            .await
+            .status,
+        404
+    );
+    let mut visitor = Browser::new(&server);
+    assert_eq!(
+        visitor
+            .get("/console/apps/com.example.todo/export/download")
+            .await
+            .status,
+        303
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_export_page_renders_its_preview_on_the_server() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    let page = alice
+        .get("/console/apps/com.example.todo/export?format=gemini")
+        .await;
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("functionDeclarations"), "{}", page.body);
+    assert!(page.body.contains("STRING"));
+    let mut bob = Browser::new(&server);
+    bob.signup("bob@example.com", PASSWORD).await;
+    assert_eq!(
+        bob.get("/console/apps/com.example.todo/export")
+            .await
+            .status,
+        404
+    );
+    server.stop().await;
+}
