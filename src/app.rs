@@ -7,6 +7,7 @@ use crate::ui::{
         auth::{LoginPage, SignupPage},
         console_apps::AppsPage,
         export_page::ExportPage,
+        history_page::HistoryPage,
         landing::LandingPage,
         new_app::NewAppPage,
         not_found::NotFoundPage,
@@ -22,7 +23,6 @@ use leptos_router::{
 /// The document around every page. Only the islands are hydrated in the
 /// browser; everything else is server-rendered HTML.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
-    set_page_security_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -74,23 +74,13 @@ pub fn App() -> impl IntoView {
                         view=ExportPage
                         ssr=SsrMode::Async
                     />
+                    <Route
+                        path=path!("/console/apps/:package_name/history")
+                        view=HistoryPage
+                        ssr=SsrMode::Async
+                    />
                 </Routes>
             </main>
         </Router>
-    }
-}
-
-/// A page's Content-Security-Policy names the nonce of its inline hydration
-/// script, so it is set here, where the nonce is known.
-fn set_page_security_policy() {
-    #[cfg(feature = "ssr")]
-    if let (Some(nonce), Some(response)) = (
-        leptos::nonce::use_nonce(),
-        use_context::<leptos_axum::ResponseOptions>(),
-    ) {
-        let policy = crate::server::security::page_csp(&nonce.to_string());
-        if let Ok(value) = http::HeaderValue::from_str(&policy) {
-            response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
-        }
     }
 }

@@ -57,7 +57,7 @@ pub async fn create_app(
         .check()
         .map_err(|errors| echo_app_input(errors, &input))?;
     let state = context::state()?;
-    match repo::apps::create(&state.db, developer.id, &input, now_ms()).await {
+    match repo::apps::create(&state.db, &developer, &input, now_ms()).await {
         Ok(_) => {}
         // The database decides, not a racy pre-check.
         Err(error) if repo::is_unique_violation(&error) => {
@@ -110,7 +110,7 @@ pub async fn save_app(
         .map_err(|errors| echo_app_input(errors, &input))?;
 
     let now = now_ms();
-    match repo::apps::update(&state.db, app.id, revision, &input, now)
+    match repo::apps::update(&state.db, app.id, revision, &input, &developer, now)
         .await
         .map_err(context::internal)?
     {

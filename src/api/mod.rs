@@ -5,6 +5,7 @@ pub mod apps;
 pub mod auth;
 pub mod error;
 pub mod export;
+pub mod history;
 pub mod keys;
 pub mod tools;
 

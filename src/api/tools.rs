@@ -45,6 +45,7 @@ pub async fn save_tool(
         revision,
         original_id.as_deref(),
         &tool,
+        &developer,
         now_ms(),
     )
     .await
@@ -66,7 +67,7 @@ pub async fn delete_tool(
     let developer = context::require_developer()?;
     let state = context::state()?;
     let app = context::owned_app(&state, &developer, &package_name).await?;
-    let written = repo::tools::delete(&state.db, app.id, revision, &tool_id, now_ms())
+    let written = repo::tools::delete(&state.db, app.id, revision, &tool_id, &developer, now_ms())
         .await
         .map_err(context::internal)?;
     tracing::info!(developer = developer.id, package = %package_name, tool = %tool_id, "tool deleted");
@@ -87,10 +88,17 @@ pub async fn move_tool(
     let developer = context::require_developer()?;
     let state = context::state()?;
     let app = context::owned_app(&state, &developer, &package_name).await?;
-    let written =
-        repo::tools::move_tool(&state.db, app.id, revision, &tool_id, direction, now_ms())
-            .await
-            .map_err(context::internal)?;
+    let written = repo::tools::move_tool(
+        &state.db,
+        app.id,
+        revision,
+        &tool_id,
+        direction,
+        &developer,
+        now_ms(),
+    )
+    .await
+    .map_err(context::internal)?;
     outcome(written)
 }
 

@@ -8,10 +8,12 @@
 pub mod account;
 pub mod app;
 pub mod config;
+pub mod diff;
 pub mod export;
 pub mod field_errors;
 pub mod keys;
 pub mod lists;
+pub mod revision;
 pub mod throttle;
 pub mod time;
 pub mod tool;

@@ -11,7 +11,10 @@ use axum::{
     routing::get,
     Json, Router,
 };
-use leptos::{nonce::provide_nonce, prelude::provide_context};
+use leptos::{
+    nonce::Nonce,
+    prelude::{provide_context, use_context},
+};
 use leptos_axum::{file_and_error_handler_with_context, generate_route_list, LeptosRoutes};
 use std::time::Duration;
 use tower_http::trace::TraceLayer;
@@ -25,8 +28,13 @@ pub fn router(state: AppState) -> Router {
         let state = state.clone();
         move || {
             provide_context(state.clone());
-            // A fresh nonce per response for the page's inline script (see `page_csp`).
-            provide_nonce();
+            // The nonce the security-headers middleware put in this
+            // response's Content-Security-Policy, for the inline scripts.
+            if let Some(nonce) = use_context::<http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<security::PageNonce>().cloned())
+            {
+                provide_context(Nonce::from_value(nonce.0));
+            }
         }
     };
     let leptos_options = state.leptos_options.clone();

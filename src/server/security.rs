@@ -22,14 +22,43 @@ pub fn page_csp(nonce: &str) -> String {
     )
 }
 
-/// Adds the security headers to every response; a page has already set its
-/// own Content-Security-Policy (with its nonce), which is kept.
-pub async fn security_headers(request: Request, next: Next) -> Response {
+/// The nonce of one response's inline scripts, made here and handed to the
+/// renderer through the request's extensions (see `server::http`), so the
+/// header and the page cannot disagree.
+#[derive(Clone, Debug)]
+pub struct PageNonce(pub String);
+
+impl PageNonce {
+    fn new() -> PageNonce {
+        let mut bytes = [0_u8; 16];
+        if getrandom::fill(&mut bytes).is_err() {
+            // No randomness: no nonce anyone could guess either; the
+            // inline script is then blocked rather than the policy weakened.
+            tracing::error!("no randomness for a CSP nonce");
+        }
+        PageNonce(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    }
+}
+
+/// Adds the security headers to every response: HTML pages get the policy
+/// with this request's nonce, everything else the closed default.
+pub async fn security_headers(mut request: Request, next: Next) -> Response {
+    let nonce = PageNonce::new();
+    request.extensions_mut().insert(nonce.clone());
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
+    let is_html = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    let policy = if is_html {
+        HeaderValue::from_str(&page_csp(&nonce.0)).unwrap_or(HeaderValue::from_static(DEFAULT_CSP))
+    } else {
+        HeaderValue::from_static(DEFAULT_CSP)
+    };
     headers
         .entry(header::CONTENT_SECURITY_POLICY)
-        .or_insert(HeaderValue::from_static(DEFAULT_CSP));
+        .or_insert(policy);
     headers.insert(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),

@@ -1,7 +1,9 @@
+use super::Author;
 use crate::{
     domain::{
         app::{AppDetails, AppInput, AppSummary},
         config::AppConfig,
+        revision::Change,
     },
     on_db,
     server::db::Db,
@@ -60,27 +62,33 @@ pub enum Revised {
     Stale,
 }
 
-/// Inserts a new app at revision 1. A taken package name fails with a
-/// unique violation (see [`super::is_unique_violation`]).
+/// Inserts a new app at revision 1 (recorded as "Created the app"). A taken
+/// package name fails with a unique violation (see [`super::is_unique_violation`]).
 pub async fn create(
     db: &Db,
-    owner_id: i64,
+    author: &Author,
     input: &AppInput,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
-    on_db!(db, pool => sqlx::query_scalar::<_, i64>(
-        "INSERT INTO apps (owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id",
-    )
-    .bind(owner_id)
-    .bind(&input.package_name)
-    .bind(&input.name)
-    .bind(&input.description)
-    .bind(&input.version)
-    .bind(&input.public_url)
-    .bind(now_ms)
-    .fetch_one(pool)
-    .await)
+    on_db!(db, pool => {
+        let mut tx = pool.begin().await?;
+        let app_id: i64 = sqlx::query_scalar(
+            "INSERT INTO apps (owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
+             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id",
+        )
+        .bind(author.id)
+        .bind(&input.package_name)
+        .bind(&input.name)
+        .bind(&input.description)
+        .bind(&input.version)
+        .bind(&input.public_url)
+        .bind(now_ms)
+        .fetch_one(&mut *tx)
+        .await?;
+        record_revision!(tx, app_id, 1_i64, author, Change::CreatedApp, now_ms).await?;
+        tx.commit().await?;
+        Ok(app_id)
+    })
 }
 
 /// The owner's apps, most recently updated first, with their tool counts.
@@ -154,29 +162,34 @@ pub async fn load_config(db: &Db, app: &StoredApp) -> Result<AppConfig, sqlx::Er
 }
 
 /// Updates the app's own fields (never its package name) if it is still at
-/// `expected_revision`, bumping the revision.
+/// `expected_revision`, bumping and recording the revision.
 pub async fn update(
     db: &Db,
     app_id: i64,
     expected_revision: i64,
     input: &AppInput,
+    author: &Author,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
-    let new_revision: Option<i64> = on_db!(db, pool => sqlx::query_scalar::<_, i64>(
-        "UPDATE apps SET name = $1, description = $2, version = $3, public_url = $4, \
-         revision = revision + 1, updated_at = $5 \
-         WHERE id = $6 AND revision = $7 RETURNING revision",
-    )
-    .bind(&input.name)
-    .bind(&input.description)
-    .bind(&input.version)
-    .bind(&input.public_url)
-    .bind(now_ms)
-    .bind(app_id)
-    .bind(expected_revision)
-    .fetch_optional(pool)
-    .await)?;
-    Ok(new_revision.map_or(Revised::Stale, Revised::Applied))
+    on_db!(db, pool => {
+        let mut tx = pool.begin().await?;
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
+            return Ok(Revised::Stale);
+        };
+        sqlx::query(
+            "UPDATE apps SET name = $1, description = $2, version = $3, public_url = $4 WHERE id = $5",
+        )
+        .bind(&input.name)
+        .bind(&input.description)
+        .bind(&input.version)
+        .bind(&input.public_url)
+        .bind(app_id)
+        .execute(&mut *tx)
+        .await?;
+        record_revision!(tx, app_id, revision, author, Change::EditedDetails, now_ms).await?;
+        tx.commit().await?;
+        Ok(Revised::Applied(revision))
+    })
 }
 
 /// Deletes the owner's app and, by cascade, its tools. `false` when there

@@ -1,9 +1,13 @@
 //! Tools and their parameters. Every write is one transaction that first
 //! bumps the app's revision, guarded by the revision the editor was loaded
-//! at, so a stale save changes nothing.
+//! at (so a stale save changes nothing), and ends by recording the revision.
 
+use super::Author;
 use crate::{
-    domain::tool::{MoveDirection, ParamType, Parameter, Tool, ToolHints},
+    domain::{
+        revision::Change,
+        tool::{MoveDirection, ParamType, Parameter, Tool, ToolHints},
+    },
     on_db,
     server::db::Db,
 };
@@ -22,11 +26,8 @@ pub enum ToolWrite {
     DuplicateId,
 }
 
-const BUMP_REVISION: &str = "UPDATE apps SET revision = revision + 1, updated_at = $1 \
-     WHERE id = $2 AND revision = $3 RETURNING revision";
-
 #[derive(sqlx::FromRow)]
-struct ToolRow {
+pub(crate) struct ToolRow {
     id: i64,
     tool_id: String,
     description: String,
@@ -40,7 +41,7 @@ struct ToolRow {
 }
 
 #[derive(sqlx::FromRow)]
-struct ParamRow {
+pub(crate) struct ParamRow {
     tool_id: i64,
     name: String,
     param_type: String,
@@ -53,12 +54,14 @@ fn decode_list(json: &str) -> Result<Vec<String>, sqlx::Error> {
     serde_json::from_str(json).map_err(|e| sqlx::Error::Decode(Box::new(e)))
 }
 
-fn encode_list(list: &[String]) -> String {
+pub(crate) fn encode_list(list: &[String]) -> String {
     serde_json::to_string(list).unwrap_or_else(|_| "[]".to_owned())
 }
 
-/// Two queries for any number of tools (no query per tool).
-fn assemble(tool_rows: Vec<ToolRow>, param_rows: Vec<ParamRow>) -> Result<Vec<Tool>, sqlx::Error> {
+pub(crate) fn assemble(
+    tool_rows: Vec<ToolRow>,
+    param_rows: Vec<ParamRow>,
+) -> Result<Vec<Tool>, sqlx::Error> {
     let mut params: HashMap<i64, Vec<Parameter>> = HashMap::new();
     for row in param_rows {
         let param_type = ParamType::parse(&row.param_type).ok_or_else(|| {
@@ -93,57 +96,6 @@ fn assemble(tool_rows: Vec<ToolRow>, param_rows: Vec<ParamRow>) -> Result<Vec<To
         .collect()
 }
 
-/// Loads an app's tools through `$exec` (a pool, or `&mut *tx` inside a
-/// transaction), in order.
-macro_rules! fetch_tools {
-    ($exec:expr, $app_id:expr) => {
-        async {
-            let tool_rows: Vec<ToolRow> = sqlx::query_as(
-                "SELECT id, tool_id, description, activation_phrases, title, max_calls, \
-                 read_only, destructive, idempotent, open_world \
-                 FROM tools WHERE app_id = $1 ORDER BY position, id",
-            )
-            .bind($app_id)
-            .fetch_all($exec)
-            .await?;
-            let param_rows: Vec<ParamRow> = sqlx::query_as(
-                "SELECT p.tool_id, p.name, p.param_type, p.description, p.required, p.enum_values \
-                 FROM tool_parameters p JOIN tools t ON t.id = p.tool_id \
-                 WHERE t.app_id = $1 ORDER BY p.tool_id, p.position, p.id",
-            )
-            .bind($app_id)
-            .fetch_all($exec)
-            .await?;
-            assemble(tool_rows, param_rows)
-        }
-    };
-}
-
-/// Inserts `tool`'s parameters for tool row `row_id` through `$exec`.
-macro_rules! insert_parameters {
-    ($exec:expr, $row_id:expr, $tool:expr) => {
-        async {
-            for (position, parameter) in $tool.parameters.iter().enumerate() {
-                sqlx::query(
-                    "INSERT INTO tool_parameters \
-                     (tool_id, position, name, param_type, description, required, enum_values) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind($row_id)
-                .bind(position as i64)
-                .bind(&parameter.name)
-                .bind(parameter.param_type.as_str())
-                .bind(&parameter.description)
-                .bind(parameter.required)
-                .bind(encode_list(&parameter.enum_values))
-                .execute($exec)
-                .await?;
-            }
-            Ok::<(), sqlx::Error>(())
-        }
-    };
-}
-
 /// An app's tools, in order.
 pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error> {
     on_db!(db, pool => fetch_tools!(pool, app_id).await)
@@ -157,92 +109,58 @@ pub async fn save(
     expected_revision: i64,
     original_id: Option<&str>,
     tool: &Tool,
+    author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
-    let phrases = encode_list(&tool.activation_phrases);
-    let max_calls = tool.max_calls.map(i64::from);
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
-        let revision: Option<i64> = sqlx::query_scalar(BUMP_REVISION)
-            .bind(now_ms)
-            .bind(app_id)
-            .bind(expected_revision)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(revision) = revision else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
-        let row_id: i64 = match original_id {
+        let change = match original_id {
             Some(original_id) => {
-                let existing: Option<i64> =
-                    sqlx::query_scalar("SELECT id FROM tools WHERE app_id = $1 AND tool_id = $2")
-                        .bind(app_id)
-                        .bind(original_id)
-                        .fetch_optional(&mut *tx)
-                        .await?;
-                let Some(row_id) = existing else {
+                let existing: Option<(i64, i64)> = sqlx::query_as(
+                    "SELECT id, position FROM tools WHERE app_id = $1 AND tool_id = $2",
+                )
+                .bind(app_id)
+                .bind(original_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some((row_id, position)) = existing else {
                     return Ok(ToolWrite::NotFound);
                 };
-                let updated = sqlx::query(
-                    "UPDATE tools SET tool_id = $1, description = $2, activation_phrases = $3, \
-                     title = $4, max_calls = $5, read_only = $6, destructive = $7, \
-                     idempotent = $8, open_world = $9 WHERE id = $10",
-                )
-                .bind(&tool.id)
-                .bind(&tool.description)
-                .bind(&phrases)
-                .bind(&tool.title)
-                .bind(max_calls)
-                .bind(tool.hints.read_only)
-                .bind(tool.hints.destructive)
-                .bind(tool.hints.idempotent)
-                .bind(tool.hints.open_world)
-                .bind(row_id)
-                .execute(&mut *tx)
-                .await;
-                match updated {
-                    Err(error) if super::is_unique_violation(&error) => {
-                        return Ok(ToolWrite::DuplicateId)
-                    }
-                    other => other?,
-                };
-                sqlx::query("DELETE FROM tool_parameters WHERE tool_id = $1")
+                // Replaced in place: same position, new row and parameters.
+                sqlx::query("DELETE FROM tools WHERE id = $1")
                     .bind(row_id)
                     .execute(&mut *tx)
                     .await?;
-                row_id
-            }
-            None => {
-                let inserted = sqlx::query_scalar::<_, i64>(
-                    "INSERT INTO tools (app_id, position, tool_id, description, activation_phrases, \
-                     title, max_calls, read_only, destructive, idempotent, open_world) \
-                     VALUES ($1, (SELECT COALESCE(MAX(position), -1) + 1 FROM tools WHERE app_id = $1), \
-                     $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
-                )
-                .bind(app_id)
-                .bind(&tool.id)
-                .bind(&tool.description)
-                .bind(&phrases)
-                .bind(&tool.title)
-                .bind(max_calls)
-                .bind(tool.hints.read_only)
-                .bind(tool.hints.destructive)
-                .bind(tool.hints.idempotent)
-                .bind(tool.hints.open_world)
-                .fetch_one(&mut *tx)
-                .await;
-                match inserted {
+                match insert_tool!(tx, app_id, position, tool).await {
                     Err(error) if super::is_unique_violation(&error) => {
                         return Ok(ToolWrite::DuplicateId)
                     }
                     other => other?,
-                }
+                };
+                Change::EditedTool(original_id.to_owned(), tool.id.clone())
+            }
+            None => {
+                let position: i64 = sqlx::query_scalar(
+                    "SELECT COALESCE(MAX(position), -1) + 1 FROM tools WHERE app_id = $1",
+                )
+                .bind(app_id)
+                .fetch_one(&mut *tx)
+                .await?;
+                match insert_tool!(tx, app_id, position, tool).await {
+                    Err(error) if super::is_unique_violation(&error) => {
+                        return Ok(ToolWrite::DuplicateId)
+                    }
+                    other => other?,
+                };
+                Change::AddedTool(tool.id.clone())
             }
         };
-        insert_parameters!(&mut *tx, row_id, tool).await?;
-        let tools = fetch_tools!(&mut *tx, app_id).await?;
+        let config = record_revision!(tx, app_id, revision, author, change, now_ms).await?;
         tx.commit().await?;
-        Ok(ToolWrite::Applied { revision, tools })
+        Ok(ToolWrite::Applied { revision, tools: config.tools })
     })
 }
 
@@ -252,17 +170,12 @@ pub async fn delete(
     app_id: i64,
     expected_revision: i64,
     tool_id: &str,
+    author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
-        let revision: Option<i64> = sqlx::query_scalar(BUMP_REVISION)
-            .bind(now_ms)
-            .bind(app_id)
-            .bind(expected_revision)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(revision) = revision else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
         let deleted = sqlx::query("DELETE FROM tools WHERE app_id = $1 AND tool_id = $2")
@@ -274,9 +187,10 @@ pub async fn delete(
         if deleted == 0 {
             return Ok(ToolWrite::NotFound);
         }
-        let tools = fetch_tools!(&mut *tx, app_id).await?;
+        let change = Change::DeletedTool(tool_id.to_owned());
+        let config = record_revision!(tx, app_id, revision, author, change, now_ms).await?;
         tx.commit().await?;
-        Ok(ToolWrite::Applied { revision, tools })
+        Ok(ToolWrite::Applied { revision, tools: config.tools })
     })
 }
 
@@ -287,17 +201,12 @@ pub async fn move_tool(
     expected_revision: i64,
     tool_id: &str,
     direction: MoveDirection,
+    author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
-        let revision: Option<i64> = sqlx::query_scalar(BUMP_REVISION)
-            .bind(now_ms)
-            .bind(app_id)
-            .bind(expected_revision)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let Some(revision) = revision else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
         let mut order: Vec<(i64, String)> = sqlx::query_as(
@@ -322,8 +231,9 @@ pub async fn move_tool(
                 .execute(&mut *tx)
                 .await?;
         }
-        let tools = fetch_tools!(&mut *tx, app_id).await?;
+        let change = Change::MovedTool(tool_id.to_owned(), direction);
+        let config = record_revision!(tx, app_id, revision, author, change, now_ms).await?;
         tx.commit().await?;
-        Ok(ToolWrite::Applied { revision, tools })
+        Ok(ToolWrite::Applied { revision, tools: config.tools })
     })
 }

@@ -63,6 +63,7 @@ pub fn AppPage() -> impl IntoView {
                                         <h1>{name}</h1>
                                         <nav aria-label="App" class="page-links">
                                             <a class="button" href=format!("{base}/export")>"Export"</a>
+                                            <a class="button" href=format!("{base}/history")>"History"</a>
                                         </nav>
                                     </div>
                                     <AppEditor

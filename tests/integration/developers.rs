@@ -1,9 +1,6 @@
 //! The developers repository on real SQLite and PostgreSQL.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::TestDatabase;
+use crate::common::TestDatabase;
 use toolwright::{
     domain::account::NewAccount,
     server::{password, repo, Db},

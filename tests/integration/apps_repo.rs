@@ -1,10 +1,8 @@
 //! The apps repository on real SQLite and PostgreSQL.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::TestDatabase;
+use crate::common::TestDatabase;
 use toolwright::{
+    api::auth::CurrentDeveloper,
     domain::app::AppInput,
     server::{
         repo::{self, apps::Revised},
@@ -12,16 +10,19 @@ use toolwright::{
     },
 };
 
-async fn open(test_db: &TestDatabase) -> (Db, i64, i64) {
+async fn open(test_db: &TestDatabase) -> (Db, CurrentDeveloper, CurrentDeveloper) {
     let db = Db::connect(&test_db.config()).await.expect("connect");
     db.migrate().await.expect("migrate");
-    let alice = repo::developers::create(&db, "alice@example.com", "h", 1)
-        .await
-        .unwrap();
-    let bob = repo::developers::create(&db, "bob@example.com", "h", 1)
-        .await
-        .unwrap();
-    (db, alice, bob)
+    let mut made = vec![];
+    for email in ["alice@example.com", "bob@example.com"] {
+        let id = repo::developers::create(&db, email, "h", 1).await.unwrap();
+        made.push(CurrentDeveloper {
+            id,
+            email: email.into(),
+        });
+    }
+    let bob = made.pop().unwrap();
+    (db, made.pop().unwrap(), bob)
 }
 
 fn input(package_name: &str, name: &str) -> AppInput {
@@ -39,18 +40,18 @@ async fn an_app_is_created_listed_updated_and_deleted() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
         let (db, alice, _) = open(&test_db).await;
-        repo::apps::create(&db, alice, &input("com.example.todo", "Todo App"), 1000)
+        repo::apps::create(&db, &alice, &input("com.example.todo", "Todo App"), 1000)
             .await
             .unwrap();
 
-        let listed = repo::apps::list_for_owner(&db, alice).await.unwrap();
+        let listed = repo::apps::list_for_owner(&db, alice.id).await.unwrap();
         assert_eq!(listed.len(), 1, "{label}");
         assert_eq!(listed[0].package_name, "com.example.todo");
         assert_eq!(listed[0].name, "Todo App");
         assert_eq!(listed[0].tool_count, 0);
         assert_eq!(listed[0].updated_at, 1000);
 
-        let stored = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+        let stored = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -61,11 +62,11 @@ async fn an_app_is_created_listed_updated_and_deleted() {
             version: "1.1.0".into(),
             ..input("com.example.todo", "Todo")
         };
-        let outcome = repo::apps::update(&db, stored.id, 1, &changed, 2000)
+        let outcome = repo::apps::update(&db, stored.id, 1, &changed, &alice, 2000)
             .await
             .unwrap();
         assert_eq!(outcome, Revised::Applied(2), "{label}");
-        let reread = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+        let reread = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -74,14 +75,16 @@ async fn an_app_is_created_listed_updated_and_deleted() {
         assert_eq!(reread.details.revision, 2);
         assert_eq!(reread.details.updated_at, 2000);
 
-        assert!(repo::apps::delete(&db, alice, "com.example.todo")
+        assert!(repo::apps::delete(&db, alice.id, "com.example.todo")
             .await
             .unwrap());
-        assert!(repo::apps::find_for_owner(&db, alice, "com.example.todo")
-            .await
-            .unwrap()
-            .is_none());
-        assert!(!repo::apps::delete(&db, alice, "com.example.todo")
+        assert!(
+            repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(!repo::apps::delete(&db, alice.id, "com.example.todo")
             .await
             .unwrap());
         db.close().await;
@@ -92,28 +95,42 @@ async fn an_app_is_created_listed_updated_and_deleted() {
 async fn a_save_based_on_an_old_revision_changes_nothing() {
     for test_db in TestDatabase::all().await {
         let (db, alice, _) = open(&test_db).await;
-        repo::apps::create(&db, alice, &input("com.example.todo", "Todo App"), 1)
+        repo::apps::create(&db, &alice, &input("com.example.todo", "Todo App"), 1)
             .await
             .unwrap();
-        let stored = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+        let stored = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
         assert_eq!(
-            repo::apps::update(&db, stored.id, 1, &input("com.example.todo", "First"), 2)
-                .await
-                .unwrap(),
+            repo::apps::update(
+                &db,
+                stored.id,
+                1,
+                &input("com.example.todo", "First"),
+                &alice,
+                2
+            )
+            .await
+            .unwrap(),
             Revised::Applied(2)
         );
         assert_eq!(
-            repo::apps::update(&db, stored.id, 1, &input("com.example.todo", "Second"), 3)
-                .await
-                .unwrap(),
+            repo::apps::update(
+                &db,
+                stored.id,
+                1,
+                &input("com.example.todo", "Second"),
+                &alice,
+                3
+            )
+            .await
+            .unwrap(),
             Revised::Stale,
             "{}",
             test_db.label()
         );
-        let reread = repo::apps::find_for_owner(&db, alice, "com.example.todo")
+        let reread = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -127,10 +144,10 @@ async fn a_save_based_on_an_old_revision_changes_nothing() {
 async fn package_names_are_unique_across_the_console() {
     for test_db in TestDatabase::all().await {
         let (db, alice, bob) = open(&test_db).await;
-        repo::apps::create(&db, alice, &input("com.example.todo", "A"), 1)
+        repo::apps::create(&db, &alice, &input("com.example.todo", "A"), 1)
             .await
             .unwrap();
-        let error = repo::apps::create(&db, bob, &input("com.example.todo", "B"), 1)
+        let error = repo::apps::create(&db, &bob, &input("com.example.todo", "B"), 1)
             .await
             .unwrap_err();
         assert!(
@@ -146,17 +163,17 @@ async fn package_names_are_unique_across_the_console() {
 async fn listing_and_finding_only_return_the_owners_apps() {
     for test_db in TestDatabase::all().await {
         let (db, alice, bob) = open(&test_db).await;
-        repo::apps::create(&db, alice, &input("com.alice.one", "One"), 1)
+        repo::apps::create(&db, &alice, &input("com.alice.one", "One"), 1)
             .await
             .unwrap();
-        repo::apps::create(&db, alice, &input("com.alice.two", "Two"), 2)
+        repo::apps::create(&db, &alice, &input("com.alice.two", "Two"), 2)
             .await
             .unwrap();
-        repo::apps::create(&db, bob, &input("com.bob.one", "Bob's"), 3)
+        repo::apps::create(&db, &bob, &input("com.bob.one", "Bob's"), 3)
             .await
             .unwrap();
 
-        let names: Vec<String> = repo::apps::list_for_owner(&db, alice)
+        let names: Vec<String> = repo::apps::list_for_owner(&db, alice.id)
             .await
             .unwrap()
             .into_iter()
@@ -167,12 +184,14 @@ async fn listing_and_finding_only_return_the_owners_apps() {
             vec!["com.alice.two", "com.alice.one"],
             "newest first"
         );
-        assert!(repo::apps::find_for_owner(&db, alice, "com.bob.one")
+        assert!(repo::apps::find_for_owner(&db, alice.id, "com.bob.one")
             .await
             .unwrap()
             .is_none());
-        assert!(!repo::apps::delete(&db, alice, "com.bob.one").await.unwrap());
-        assert!(repo::apps::find_for_owner(&db, bob, "com.bob.one")
+        assert!(!repo::apps::delete(&db, alice.id, "com.bob.one")
+            .await
+            .unwrap());
+        assert!(repo::apps::find_for_owner(&db, bob.id, "com.bob.one")
             .await
             .unwrap()
             .is_some());

@@ -1,9 +1,6 @@
 //! Exports over HTTP: the console's download and the API with keys.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::{Browser, TestDatabase, TestServer};
+use crate::common::{Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use toolwright::api::AppError;
 

@@ -1,9 +1,6 @@
 //! Tool server functions over real HTTP: ownership and validation.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::{Browser, TestDatabase, TestServer};
+use crate::common::{Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use toolwright::api::AppError;
 

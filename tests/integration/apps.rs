@@ -1,9 +1,6 @@
 //! App server functions over real HTTP: ownership, validation, no-JS posts.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::{Browser, TestDatabase, TestServer};
+use crate::common::{Browser, TestDatabase, TestServer};
 use toolwright::api::AppError;
 
 const PASSWORD: &str = "correct horse battery staple";

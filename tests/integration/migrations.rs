@@ -1,10 +1,7 @@
 //! The migrations apply on a fresh SQLite file and a fresh PostgreSQL
 //! database, twice without harm, and leave SQLite in the promised mode.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::TestDatabase;
+use crate::common::TestDatabase;
 use toolwright::{on_db, server::Db};
 
 #[tokio::test]

@@ -1,10 +1,7 @@
 //! Accounts over real HTTP: cookies, session rotation, log-out, throttling,
 //! cross-site refusal and security headers.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::{Browser, TestDatabase, TestServer};
+use crate::common::{Browser, TestDatabase, TestServer};
 use toolwright::api::AppError;
 
 const PASSWORD: &str = "correct horse battery staple";

@@ -1,9 +1,6 @@
 //! The real server on port 0, spoken to over real HTTP.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::{TestDatabase, TestServer};
+use crate::common::{TestDatabase, TestServer};
 
 #[tokio::test]
 async fn healthz_is_200_with_a_json_body_while_the_database_answers() {

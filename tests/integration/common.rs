@@ -1,5 +1,4 @@
 //! Shared by the integration tests: throwaway databases and a real server.
-#![allow(dead_code)]
 
 use std::{
     net::SocketAddr,

@@ -1,10 +1,8 @@
 //! The tools repository on real SQLite and PostgreSQL.
-#![cfg(feature = "ssr")]
 
-mod common;
-
-use common::TestDatabase;
+use crate::common::TestDatabase;
 use toolwright::{
+    api::auth::CurrentDeveloper,
     domain::{
         app::AppInput,
         tool::{MoveDirection, ParamType, Parameter, Tool, ToolHints},
@@ -14,6 +12,13 @@ use toolwright::{
         Db,
     },
 };
+
+fn alice() -> CurrentDeveloper {
+    CurrentDeveloper {
+        id: 1,
+        email: "alice@example.com".into(),
+    }
+}
 
 async fn app(test_db: &TestDatabase) -> (Db, i64) {
     let db = Db::connect(&test_db.config()).await.expect("connect");
@@ -28,7 +33,8 @@ async fn app(test_db: &TestDatabase) -> (Db, i64) {
         version: "1.0.0".into(),
         public_url: "https://todo.example.com".into(),
     };
-    let id = repo::apps::create(&db, owner, &input, 1).await.unwrap();
+    assert_eq!(owner, alice().id);
+    let id = repo::apps::create(&db, &alice(), &input, 1).await.unwrap();
     (db, id)
 }
 
@@ -86,14 +92,14 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
         let (db, app_id) = app(&test_db).await;
 
         let (revision, tools) = applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
         assert_eq!(revision, 2, "{label}");
         assert_eq!(tools, vec![add_todo()], "{label}: everything round-trips");
         let (revision, tools) = applied(
-            repo::tools::save(&db, app_id, 2, None, &get_todos(), 3)
+            repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
                 .await
                 .unwrap(),
         );
@@ -112,7 +118,7 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
             param("todo_item", ParamType::String, true),
         ];
         let (revision, tools) = applied(
-            repo::tools::save(&db, app_id, 3, Some("add_todo"), &changed, 4)
+            repo::tools::save(&db, app_id, 3, Some("add_todo"), &changed, &alice(), 4)
                 .await
                 .unwrap(),
         );
@@ -120,7 +126,7 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
         assert_eq!(tools[0], changed, "{label}: same place, new content");
 
         let (revision, tools) = applied(
-            repo::tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Up, 5)
+            repo::tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Up, &alice(), 5)
                 .await
                 .unwrap(),
         );
@@ -131,14 +137,14 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
         );
 
         let (revision, tools) = applied(
-            repo::tools::delete(&db, app_id, 5, "get_todos", 6)
+            repo::tools::delete(&db, app_id, 5, "get_todos", &alice(), 6)
                 .await
                 .unwrap(),
         );
         assert_eq!(revision, 6);
         assert_eq!(tools, vec![changed]);
         assert_eq!(
-            repo::tools::delete(&db, app_id, 6, "get_todos", 7)
+            repo::tools::delete(&db, app_id, 6, "get_todos", &alice(), 7)
                 .await
                 .unwrap(),
             ToolWrite::NotFound
@@ -153,12 +159,12 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
         let label = test_db.label();
         let (db, app_id) = app(&test_db).await;
         applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
         applied(
-            repo::tools::save(&db, app_id, 2, None, &get_todos(), 3)
+            repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
                 .await
                 .unwrap(),
         );
@@ -168,7 +174,7 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
         let mut edit = add_todo();
         edit.description = "Changed".into();
         assert_eq!(
-            repo::tools::save(&db, app_id, 2, Some("add_todo"), &edit, 4)
+            repo::tools::save(&db, app_id, 2, Some("add_todo"), &edit, &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::Stale,
@@ -178,21 +184,21 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
         let mut clash = add_todo();
         clash.id = "get_todos".into();
         assert_eq!(
-            repo::tools::save(&db, app_id, 3, Some("add_todo"), &clash, 4)
+            repo::tools::save(&db, app_id, 3, Some("add_todo"), &clash, &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::DuplicateId,
             "{label}"
         );
         assert_eq!(
-            repo::tools::save(&db, app_id, 3, None, &get_todos(), 4)
+            repo::tools::save(&db, app_id, 3, None, &get_todos(), &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::DuplicateId
         );
         // Editing a tool that is not there.
         assert_eq!(
-            repo::tools::save(&db, app_id, 3, Some("nope"), &edit, 4)
+            repo::tools::save(&db, app_id, 3, Some("nope"), &edit, &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::NotFound
@@ -219,7 +225,7 @@ async fn deleting_an_app_deletes_its_tools() {
     for test_db in TestDatabase::all().await {
         let (db, app_id) = app(&test_db).await;
         applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
@@ -250,17 +256,17 @@ async fn moving_the_first_tool_up_keeps_the_order() {
     let test_db = TestDatabase::sqlite();
     let (db, app_id) = app(&test_db).await;
     applied(
-        repo::tools::save(&db, app_id, 1, None, &add_todo(), 2)
+        repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
             .await
             .unwrap(),
     );
     applied(
-        repo::tools::save(&db, app_id, 2, None, &get_todos(), 3)
+        repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
             .await
             .unwrap(),
     );
     let (_, tools) = applied(
-        repo::tools::move_tool(&db, app_id, 3, "add_todo", MoveDirection::Up, 4)
+        repo::tools::move_tool(&db, app_id, 3, "add_todo", MoveDirection::Up, &alice(), 4)
             .await
             .unwrap(),
     );
@@ -269,9 +275,17 @@ async fn moving_the_first_tool_up_keeps_the_order() {
         ["add_todo", "get_todos"]
     );
     let (_, tools) = applied(
-        repo::tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Down, 5)
-            .await
-            .unwrap(),
+        repo::tools::move_tool(
+            &db,
+            app_id,
+            4,
+            "get_todos",
+            MoveDirection::Down,
+            &alice(),
+            5,
+        )
+        .await
+        .unwrap(),
     );
     assert_eq!(
         tools.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),

@@ -1,0 +1,98 @@
+import { test, expect } from "@playwright/test";
+import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
+import { signUp, logInToConsole } from "../fixtures/accounts";
+import { createApp, uniquePackage } from "../fixtures/apps";
+import { addTool, editor, toolCard } from "../fixtures/tools";
+
+const STALE = "This app was changed elsewhere. Reload to see the latest version.";
+
+test("two tabs edit one tool: the second save is refused and keeps its input @js-only", async ({ page, browser }) => {
+  const email = await signUp(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
+  await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
+
+  // A second browser context, the same developer: another tab, another device.
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await logInToConsole(second, email);
+  await second.goto(`/console/apps/${packageName}`);
+
+  await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
+  await toolCard(second, "add_todo").getByRole("button", { name: "Edit" }).click();
+
+  await editor(page).getByLabel("Description").first().fill("Saved by the first tab");
+  await editor(page).getByRole("button", { name: "Save tool" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
+
+  await editor(second).getByLabel("Description").first().fill("Typed in the second tab");
+  await editor(second).getByRole("button", { name: "Save tool" }).click();
+  await expect(editor(second).getByRole("alert")).toHaveText(STALE);
+  await expect(editor(second).getByLabel("Description").first()).toHaveValue("Typed in the second tab");
+
+  // Reload fetches the latest state and keeps the typed input; saving then applies it.
+  await editor(second).getByRole("button", { name: "Reload" }).click();
+  await expect(editor(second).getByRole("alert")).toHaveCount(0);
+  await expect(editor(second).getByLabel("Description").first()).toHaveValue("Typed in the second tab");
+  await editor(second).getByRole("button", { name: "Save tool" }).click();
+  await expect(toolCard(second, "add_todo")).toContainText("Typed in the second tab");
+  await other.close();
+});
+
+test("the app details form refuses a stale save and keeps the input @js-only", async ({ page, browser }) => {
+  const email = await signUp(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
+
+  const other = await browser.newContext({ javaScriptEnabled: test.info().project.use.javaScriptEnabled });
+  const second = await other.newPage();
+  await logInToConsole(second, email);
+  await second.goto(`/console/apps/${packageName}`);
+
+  const first = page.getByRole("form", { name: "App details" });
+  await first.getByLabel("Name", { exact: true }).fill("Renamed first");
+  await first.getByRole("button", { name: "Save app" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved.");
+
+  const details = second.getByRole("form", { name: "App details" });
+  await details.getByLabel("Name", { exact: true }).fill("Renamed second");
+  await details.getByRole("button", { name: "Save app" }).click();
+  await expect(details.getByRole("alert")).toHaveText(STALE);
+  await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Renamed second");
+  await details.getByRole("link", { name: "Reload" }).click();
+  await expect(second.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue("Renamed first");
+  await other.close();
+});
+
+test("the history lists every change and restoring the first revision brings it back", async ({ page }) => {
+  await signUp(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Original name", serverUrl: "https://todo.example.com" });
+  const details = page.getByRole("form", { name: "App details" });
+  await details.getByLabel("Name", { exact: true }).fill("Edited name");
+  await details.getByRole("button", { name: "Save app" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved.");
+
+  await page.getByRole("link", { name: "History" }).click();
+  await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName}/history`));
+  const revisions = page.getByRole("list").filter({ has: page.getByRole("heading", { name: /^Revision \d+/ }) });
+  await expect(revisions.getByRole("listitem")).toHaveCount(2);
+  await expect(revisions.getByRole("listitem").nth(0)).toContainText("Edited the app's details");
+  await expect(revisions.getByRole("listitem").nth(1)).toContainText("Created the app");
+  await expectNoSeriousA11yViolations(page);
+
+  const first = revisions.getByRole("listitem").filter({ has: page.getByRole("heading", { name: /^Revision 1\b/ }) });
+  await first.getByRole("link", { name: "View" }).click();
+  await expect(page.getByRole("textbox", { name: "Revision JSON" })).toContainText('"name": "Original name"');
+  await expect(page.getByLabel("Changes since this revision")).toContainText('-   "name": "Original name"');
+  await expect(page.getByLabel("Changes since this revision")).toContainText('+   "name": "Edited name"');
+  await expectNoSeriousA11yViolations(page);
+
+  await first.getByRole("button", { name: "Restore" }).click();
+  await expect(page.getByRole("status")).toContainText("Restored revision 1");
+  await expect(revisions.getByRole("listitem")).toHaveCount(3);
+  await expect(revisions.getByRole("listitem").nth(0)).toContainText("Restored revision 1");
+
+  await page.getByRole("link", { name: "Back to the app" }).click();
+  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue("Original name");
+});

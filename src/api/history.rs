@@ -1,0 +1,104 @@
+//! The history of an app: its revisions, any one of them in full and
+//! compared with now, and restoring one (as a new revision).
+
+use super::AppError;
+use crate::domain::{diff::LineChange, revision::RevisionSummary};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// A revision as the history page shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionView {
+    pub summary: RevisionSummary,
+    /// Its canonical JSON.
+    pub text: String,
+    /// From this revision to the current state.
+    pub diff: Vec<(LineChange, String)>,
+    pub current_revision: i64,
+}
+
+#[server(prefix = "/api", endpoint = "history/list")]
+pub async fn list_revisions(package_name: String) -> Result<Vec<RevisionSummary>, AppError> {
+    use crate::{api::context, server::repo};
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    repo::revisions::list(&state.db, app.id)
+        .await
+        .map_err(context::internal)
+}
+
+#[server(prefix = "/api", endpoint = "history/get")]
+pub async fn get_revision(package_name: String, revision: i64) -> Result<RevisionView, AppError> {
+    use crate::{
+        api::context,
+        domain::{diff::diff_lines, revision::snapshot_text},
+        server::repo,
+    };
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let detail = repo::revisions::get(&state.db, app.id, revision)
+        .await
+        .map_err(context::internal)?
+        .ok_or(AppError::NotFound)?;
+    let current = repo::apps::load_config(&state.db, &app)
+        .await
+        .map_err(context::internal)?;
+    let text = snapshot_text(&detail.config);
+    let now = snapshot_text(&current);
+    let diff = diff_lines(&text, &now)
+        .into_iter()
+        .map(|(change, line)| (change, line.to_owned()))
+        .collect();
+    Ok(RevisionView {
+        summary: detail.summary,
+        text,
+        diff,
+        current_revision: app.details.revision,
+    })
+}
+
+/// Makes the app what it was at `revision`, as a new revision, if it is
+/// still at `current_revision`.
+#[server(prefix = "/api", endpoint = "history/restore")]
+pub async fn restore_revision(
+    package_name: String,
+    revision: i64,
+    current_revision: i64,
+) -> Result<(), AppError> {
+    use crate::{
+        api::{apps::STALE_MESSAGE, context},
+        domain::{revision::Change, url::encode_component},
+        server::{clock::now_ms, repo, repo::apps::Revised},
+    };
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let detail = repo::revisions::get(&state.db, app.id, revision)
+        .await
+        .map_err(context::internal)?
+        .ok_or(AppError::NotFound)?;
+    let outcome = repo::revisions::replace(
+        &state.db,
+        app.id,
+        current_revision,
+        &detail.config,
+        Change::Restored(revision),
+        &developer,
+        now_ms(),
+    )
+    .await
+    .map_err(context::internal)?;
+    match outcome {
+        Revised::Applied(_) => {
+            tracing::info!(developer = developer.id, package = %package_name, revision, "revision restored");
+            leptos_axum::redirect(&format!(
+                "/console/apps/{}/history?restored={revision}",
+                encode_component(&app.details.package_name)
+            ));
+            Ok(())
+        }
+        Revised::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
+    }
+}

@@ -1,0 +1,90 @@
+//! Revisions: every change to an app is one, with a one-line summary and the
+//! whole configuration as it was afterwards.
+
+use crate::domain::{config::AppConfig, tool::MoveDirection};
+use serde::{Deserialize, Serialize};
+
+/// What a change did, in the words the history shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Change {
+    CreatedApp,
+    EditedDetails,
+    AddedTool(String),
+    /// Edited the tool now called `.1`, formerly `.0`.
+    EditedTool(String, String),
+    DeletedTool(String),
+    MovedTool(String, MoveDirection),
+    Imported {
+        tools: usize,
+    },
+    Restored(i64),
+}
+
+impl Change {
+    pub fn summary(&self) -> String {
+        match self {
+            Change::CreatedApp => "Created the app".to_owned(),
+            Change::EditedDetails => "Edited the app's details".to_owned(),
+            Change::AddedTool(id) => format!("Added tool {id}"),
+            Change::EditedTool(old, new) if old == new => format!("Edited tool {new}"),
+            Change::EditedTool(old, new) => format!("Edited tool {new} (was {old})"),
+            Change::DeletedTool(id) => format!("Deleted tool {id}"),
+            Change::MovedTool(id, MoveDirection::Up) => format!("Moved tool {id} up"),
+            Change::MovedTool(id, MoveDirection::Down) => format!("Moved tool {id} down"),
+            Change::Imported { tools: 1 } => "Imported 1 tool".to_owned(),
+            Change::Imported { tools } => format!("Imported {tools} tools"),
+            Change::Restored(revision) => format!("Restored revision {revision}"),
+        }
+    }
+}
+
+/// A revision as the history lists it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RevisionSummary {
+    pub revision: i64,
+    pub author: String,
+    pub created_at: i64,
+    pub summary: String,
+}
+
+/// One revision in full.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RevisionDetail {
+    pub summary: RevisionSummary,
+    pub config: AppConfig,
+}
+
+/// The text a revision is shown and compared as: its canonical JSON.
+pub fn snapshot_text(config: &AppConfig) -> String {
+    crate::domain::export::to_text(&serde_json::to_value(config).unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_name_the_change() {
+        assert_eq!(Change::CreatedApp.summary(), "Created the app");
+        assert_eq!(
+            Change::AddedTool("add_todo".into()).summary(),
+            "Added tool add_todo"
+        );
+        assert_eq!(
+            Change::EditedTool("add_todo".into(), "add_todo".into()).summary(),
+            "Edited tool add_todo"
+        );
+        assert_eq!(
+            Change::EditedTool("add".into(), "add_todo".into()).summary(),
+            "Edited tool add_todo (was add)"
+        );
+        assert_eq!(Change::DeletedTool("x".into()).summary(), "Deleted tool x");
+        assert_eq!(
+            Change::MovedTool("x".into(), MoveDirection::Down).summary(),
+            "Moved tool x down"
+        );
+        assert_eq!(Change::Imported { tools: 2 }.summary(), "Imported 2 tools");
+        assert_eq!(Change::Imported { tools: 1 }.summary(), "Imported 1 tool");
+        assert_eq!(Change::Restored(7).summary(), "Restored revision 7");
+    }
+}
