@@ -8,6 +8,7 @@ use crate::ui::{
         console_apps::AppsPage,
         export_page::ExportPage,
         history_page::HistoryPage,
+        import_page::ImportPage,
         landing::LandingPage,
         new_app::NewAppPage,
         not_found::NotFoundPage,
@@ -72,6 +73,11 @@ pub fn App() -> impl IntoView {
                     <Route
                         path=path!("/console/apps/:package_name/export")
                         view=ExportPage
+                        ssr=SsrMode::Async
+                    />
+                    <Route
+                        path=path!("/console/apps/:package_name/import")
+                        view=ImportPage
                         ssr=SsrMode::Async
                     />
                     <Route

@@ -57,7 +57,7 @@ test("the preview follows the format and options @js-only", async ({ page }) => 
 
 test("Download saves the format's file with the preview's content", async ({ page }) => {
   await openExport(page);
-  for (const [key, file] of [FORMATS[0], FORMATS[3]]) {
+  for (const [key, file, marker] of [FORMATS[0], FORMATS[3]]) {
     if (test.info().project.use.javaScriptEnabled === false) {
       await page.getByLabel("Format").selectOption(key);
       await page.getByRole("button", { name: "Show preview" }).click();
@@ -66,6 +66,7 @@ test("Download saves the format's file with the preview's content", async ({ pag
       await page.getByLabel("Format").selectOption(key);
     }
     await expect(page.getByText(file, { exact: true })).toBeVisible();
+    await expect(preview(page)).toContainText(marker);
     const shown = await preview(page).textContent();
     const [download] = await Promise.all([
       page.waitForEvent("download"),

@@ -6,6 +6,7 @@ pub mod auth;
 pub mod error;
 pub mod export;
 pub mod history;
+pub mod import;
 pub mod keys;
 pub mod tools;
 

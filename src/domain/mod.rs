@@ -11,6 +11,7 @@ pub mod config;
 pub mod diff;
 pub mod export;
 pub mod field_errors;
+pub mod import;
 pub mod keys;
 pub mod lists;
 pub mod revision;

@@ -346,6 +346,20 @@ impl Browser {
         self.send(request).await
     }
 
+    /// A server function call that only reads, for checking state.
+    pub async fn clone_call(&self, path: &str, fields: &[(&str, &str)]) -> String {
+        let mut request = self
+            .client
+            .post(format!("{}{path}", self.base))
+            .header("accept", "application/json")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(encode_form(fields));
+        if let Some(id) = &self.session {
+            request = request.header("cookie", format!("toolwright_session={id}"));
+        }
+        request.send().await.unwrap().text().await.unwrap()
+    }
+
     pub async fn signup(&mut self, email: &str, password: &str) -> Answer {
         self.form_post("/api/signup", &[("email", email), ("password", password)])
             .await

@@ -11,6 +11,7 @@ mod apps_repo;
 mod auth;
 mod developers;
 mod export_api;
+mod import_api;
 mod migrations;
 mod revisions;
 mod server;

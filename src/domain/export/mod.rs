@@ -155,4 +155,4 @@ pub fn llm_description(description: &str, phrases: &[String], options: ExportOpt
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -3,7 +3,7 @@
 //! choice and "Copy" puts the text on the clipboard.
 
 use crate::{
-    api::export::RenderExport,
+    api::export::render_export,
     domain::export::{ExportOptions, Format},
     ui::components::{form::FormAlert, json_preview::JsonPreview},
 };
@@ -22,17 +22,13 @@ pub fn ExportPanel(
     let include_phrases = RwSignal::new(options.include_phrases);
     let strict = RwSignal::new(options.strict);
     let text = RwSignal::new(preview);
+    // The format of the text shown (the select may be ahead of it).
+    let shown = RwSignal::new(format);
     let copied = RwSignal::new(None::<String>);
-    let render = ServerAction::<RenderExport>::new();
-    let error = Signal::derive(move || match render.value().get() {
-        Some(Err(error)) => Some(error.to_string()),
-        _ => None,
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(rendered)) = render.value().get() {
-            text.set(rendered);
-        }
-    });
+    let error = RwSignal::new(None::<String>);
+    let pending = RwSignal::new(false);
+    // Answers can arrive out of order; only the latest request's is shown.
+    let latest = StoredValue::new(0_u64);
 
     let base = format!(
         "/console/apps/{}/export",
@@ -47,10 +43,25 @@ pub fn ExportPanel(
             include_phrases: include_phrases.get_untracked(),
             strict: strict.get_untracked(),
         };
-        render.dispatch(RenderExport {
-            package_name: package.get_value(),
-            format: chosen.get_untracked(),
-            options,
+        let request = latest.get_value() + 1;
+        latest.set_value(request);
+        let format = chosen.get_untracked();
+        let package_name = package.get_value();
+        pending.set(true);
+        leptos::task::spawn_local(async move {
+            let answer = render_export(package_name, format, options).await;
+            if latest.get_value() != request {
+                return;
+            }
+            match answer {
+                Ok(rendered) => {
+                    text.set(rendered);
+                    shown.set(format);
+                    error.set(None);
+                }
+                Err(problem) => error.set(Some(problem.to_string())),
+            }
+            pending.set(false);
         });
         // Keep the address in step, so a reload shows the same export.
         let mut query = format!("?format={}", chosen.get_untracked().key());
@@ -161,8 +172,8 @@ pub fn ExportPanel(
         </form>
         <FormAlert message=error/>
         <p class="meta">
-            "File: " <code>{move || chosen.get().file_name()}</code>
-            <span aria-live="polite">{move || if render.pending().get() { " · updating…" } else { "" }}</span>
+            "File: " <code>{move || shown.get().file_name()}</code>
+            <span aria-live="polite">{move || if pending.get() { " · updating…" } else { "" }}</span>
         </p>
         <JsonPreview text=text label="Preview"/>
     }

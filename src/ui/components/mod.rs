@@ -3,6 +3,7 @@ pub mod app_forms;
 pub mod auth_forms;
 pub mod export_panel;
 pub mod form;
+pub mod import_panel;
 pub mod json_preview;
 pub mod phrase_preview;
 pub mod site_header;

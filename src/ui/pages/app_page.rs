@@ -31,7 +31,10 @@ pub fn AppPage() -> impl IntoView {
     } else if query.get("saved").is_some() {
         Some("Saved.".to_owned())
     } else {
-        None
+        query.get("imported").map(|count| match count.as_str() {
+            "1" => "Imported. The app has 1 tool now.".to_owned(),
+            n => format!("Imported. The app has {n} tools now."),
+        })
     };
     let save_error = url_error::<SaveApp>();
     let delete_error = url_error::<DeleteApp>();
@@ -63,6 +66,7 @@ pub fn AppPage() -> impl IntoView {
                                         <h1>{name}</h1>
                                         <nav aria-label="App" class="page-links">
                                             <a class="button" href=format!("{base}/export")>"Export"</a>
+                                            <a class="button" href=format!("{base}/import")>"Import"</a>
                                             <a class="button" href=format!("{base}/history")>"History"</a>
                                         </nav>
                                     </div>
