@@ -60,6 +60,8 @@ export default defineConfig({
       LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
       LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT ?? path.join(crateRoot, "target", "site"),
       RUST_LOG: process.env.RUST_LOG ?? "warn",
+      // "Try a tool" calls app servers the tests start on loopback.
+      TOOLWRIGHT_ALLOW_PRIVATE_TARGETS: "true",
     },
   },
 });

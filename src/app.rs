@@ -12,6 +12,7 @@ use crate::ui::{
         landing::LandingPage,
         new_app::NewAppPage,
         not_found::NotFoundPage,
+        try_page::TryPage,
     },
 };
 use leptos::prelude::*;
@@ -78,6 +79,11 @@ pub fn App() -> impl IntoView {
                     <Route
                         path=path!("/console/apps/:package_name/import")
                         view=ImportPage
+                        ssr=SsrMode::Async
+                    />
+                    <Route
+                        path=path!("/console/apps/:package_name/tools/:tool_id/try")
+                        view=TryPage
                         ssr=SsrMode::Async
                     />
                     <Route

@@ -152,6 +152,7 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(parameter(page, 1).getByLabel("Name")).toHaveValue("third");
 
     await form.getByRole("button", { name: "Save tool" }).click();
+    await expect(toolCard(page, "ordered")).toBeVisible();
     await page.reload();
     await toolCard(page, "ordered").getByRole("button", { name: "Edit" }).click();
     await expect(parameter(page, 1).getByLabel("Name")).toHaveValue("third");

@@ -9,6 +9,7 @@ pub mod history;
 pub mod import;
 pub mod keys;
 pub mod tools;
+pub mod try_tool;
 
 #[cfg(feature = "ssr")]
 pub mod context;

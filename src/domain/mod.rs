@@ -18,6 +18,7 @@ pub mod revision;
 pub mod throttle;
 pub mod time;
 pub mod tool;
+pub mod tool_call;
 pub mod url;
 
 pub use field_errors::FieldErrors;

@@ -26,6 +26,8 @@ pub struct Config {
     pub log_filter: String,
     /// Mark the session cookie `Secure` (set when the console is served over HTTPS).
     pub secure_cookies: bool,
+    /// Let "Try a tool" call loopback and private addresses (local development, tests).
+    pub allow_private_targets: bool,
 }
 
 // Hand-written so that a password inside DATABASE_URL never reaches a log.
@@ -36,6 +38,7 @@ impl fmt::Debug for Config {
             .field("backend", &self.backend)
             .field("log_filter", &self.log_filter)
             .field("secure_cookies", &self.secure_cookies)
+            .field("allow_private_targets", &self.allow_private_targets)
             .finish()
     }
 }
@@ -67,19 +70,19 @@ impl Config {
 
         let log_filter = get("RUST_LOG").unwrap_or_else(|| DEFAULT_LOG_FILTER.to_owned());
 
-        let secure_cookies = match get("TOOLWRIGHT_SECURE_COOKIES") {
-            None => false,
-            Some(value) => parse_bool(&value).ok_or(ConfigError::NotABoolean {
-                name: "TOOLWRIGHT_SECURE_COOKIES",
-                value,
-            })?,
+        let flag = |name: &'static str| match get(name) {
+            None => Ok(false),
+            Some(value) => parse_bool(&value).ok_or(ConfigError::NotABoolean { name, value }),
         };
+        let secure_cookies = flag("TOOLWRIGHT_SECURE_COOKIES")?;
+        let allow_private_targets = flag("TOOLWRIGHT_ALLOW_PRIVATE_TARGETS")?;
 
         Ok(Config {
             database_url,
             backend,
             log_filter,
             secure_cookies,
+            allow_private_targets,
         })
     }
 
@@ -148,6 +151,17 @@ mod tests {
         assert_eq!(c.backend, Backend::Sqlite);
         assert_eq!(c.log_filter, DEFAULT_LOG_FILTER);
         assert!(!c.secure_cookies);
+        assert!(
+            !c.allow_private_targets,
+            "private targets are off by default"
+        );
+    }
+
+    #[test]
+    fn private_targets_can_be_allowed() {
+        let c = config(&[("TOOLWRIGHT_ALLOW_PRIVATE_TARGETS", "true")]).unwrap();
+        assert!(c.allow_private_targets);
+        assert!(config(&[("TOOLWRIGHT_ALLOW_PRIVATE_TARGETS", "sometimes")]).is_err());
     }
 
     #[test]

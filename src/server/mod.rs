@@ -7,6 +7,7 @@ pub mod config;
 pub mod db;
 pub mod exports;
 pub mod http;
+pub mod outbound;
 pub mod password;
 pub mod repo;
 pub mod security;
@@ -46,6 +47,7 @@ pub async fn prepare(
         db,
         sessions,
         config: Arc::new(config),
+        tool_sends: Arc::default(),
     })
 }
 

@@ -2,7 +2,10 @@ use super::{config::Config, db::Db, session};
 use crate::api::AppError;
 use axum::extract::FromRef;
 use leptos::{config::LeptosOptions, prelude::use_context};
-use std::sync::Arc;
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
 
 /// What request handlers and server functions share. Server functions get it
 /// from the Leptos context with [`AppState::from_context`].
@@ -12,6 +15,8 @@ pub struct AppState {
     pub db: Db,
     pub sessions: session::Store,
     pub config: Arc<Config>,
+    /// When each developer last tried tools (throttling "Send to app").
+    pub tool_sends: Arc<Mutex<HashMap<i64, Vec<i64>>>>,
 }
 
 impl AppState {

@@ -17,3 +17,4 @@ mod revisions;
 mod server;
 mod tools_api;
 mod tools_repo;
+mod try_tool;

@@ -10,3 +10,4 @@ pub mod site_header;
 pub mod status_page;
 pub mod tool_editor;
 pub mod tools_section;
+pub mod try_panel;

@@ -246,6 +246,7 @@ pub fn ToolsSection(
                                     <li class="tool-item">
                                         <ToolCard
                                             key
+                                            package=package.get_value()
                                             tool
                                             position
                                             hydrated
@@ -273,6 +274,7 @@ pub fn ToolsSection(
 #[component]
 fn ToolCard(
     key: u64,
+    package: String,
     tool: ArcRwSignal<Tool>,
     position: Memo<(Option<usize>, usize)>,
     hydrated: RwSignal<bool>,
@@ -319,6 +321,18 @@ fn ToolCard(
     let last = move || position.with(|(at, len)| at.map(|at| at + 1 >= *len).unwrap_or(true));
     let (up_tool, down_tool) = (tool.clone(), tool.clone());
     let (up_label, down_label) = (tool.clone(), tool.clone());
+    let try_href = {
+        let tool = tool.clone();
+        move || {
+            tool.with(|t| {
+                format!(
+                    "/console/apps/{}/tools/{}/try",
+                    crate::domain::url::encode_component(&package),
+                    crate::domain::url::encode_component(&t.id)
+                )
+            })
+        }
+    };
 
     view! {
         <article class="tool-card">
@@ -343,6 +357,7 @@ fn ToolCard(
                     >
                         "↓"
                     </button>
+                    <a class="button" href=try_href>"Try"</a>
                     <button
                         type="button"
                         id=format!("tool-{key}-edit")

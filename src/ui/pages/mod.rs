@@ -7,3 +7,4 @@ pub mod import_page;
 pub mod landing;
 pub mod new_app;
 pub mod not_found;
+pub mod try_page;
