@@ -1,5 +1,5 @@
 # The two commands of README.md, and a few helpers for working on the console.
-.PHONY: run test check fmt
+.PHONY: run test bench check fmt
 
 ## Build in release mode and serve the console on http://127.0.0.1:3000.
 run:
@@ -8,6 +8,10 @@ run:
 ## Everything CI checks: fmt, clippy (both builds), Rust tests, Playwright.
 test:
 	@scripts/test.sh
+
+## Release build, seeded database, wrk on loopback: writes BENCHMARKS.md (a few minutes).
+bench:
+	@scripts/bench.sh
 
 ## Fast type-check of both builds while editing.
 check:

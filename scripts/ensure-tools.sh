@@ -6,6 +6,7 @@
 #   scripts/ensure-tools.sh run    # wasm target, cargo-leptos, wasm-bindgen, wasm-opt
 #   scripts/ensure-tools.sh test   # the above but wasm-opt, plus rustfmt, clippy,
 #                                  # Debian's chromium and the end2end npm packages
+#   scripts/ensure-tools.sh bench  # run's tools, plus Debian's wrk
 set -euo pipefail
 
 purpose="${1:-run}"
@@ -44,13 +45,30 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 fi
 
+apt_install() {
+  say "installing Debian's $*"
+  as_root apt-get update
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y "$@"
+}
+
+release_tools() {
+  if ! command -v wasm-opt >/dev/null 2>&1; then
+    say "installing wasm-opt (binaryen, for release builds; about 5 minutes, once)"
+    # Not Debian's binaryen: its older wasm-opt breaks hydration.
+    cargo install wasm-opt --locked
+  fi
+  # Precompressed .br files for the bundle (gzip is always there).
+  command -v brotli >/dev/null 2>&1 || apt_install brotli || true
+}
+
 case "$purpose" in
   run)
-    if ! command -v wasm-opt >/dev/null 2>&1; then
-      say "installing wasm-opt (binaryen, for release builds; about 5 minutes, once)"
-      # Not Debian's binaryen: its older wasm-opt breaks hydration.
-      cargo install wasm-opt --locked
-    fi
+    release_tools
+    ;;
+  bench)
+    release_tools
+    command -v wrk >/dev/null 2>&1 || apt_install wrk
+    command -v python3 >/dev/null 2>&1 || apt_install python3
     ;;
   test)
     for component in rustfmt clippy; do
@@ -59,11 +77,7 @@ case "$purpose" in
         rustup component add "$component"
       fi
     done
-    if ! command -v chromium >/dev/null 2>&1; then
-      say "installing Debian's chromium for the browser tests"
-      as_root apt-get update
-      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
-    fi
+    command -v chromium >/dev/null 2>&1 || apt_install chromium
     if ! command -v npm >/dev/null 2>&1; then
       echo "npm is not on PATH: install Node.js 20 first." >&2
       exit 1
@@ -77,7 +91,7 @@ case "$purpose" in
     fi
     ;;
   *)
-    echo "usage: $0 run|test" >&2
+    echo "usage: $0 run|test|bench" >&2
     exit 2
     ;;
 esac

@@ -10,6 +10,7 @@ export PATH="$HOME/.cargo/bin:$PATH"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 
 cargo leptos build --release
+scripts/precompress.sh
 export LEPTOS_ENV="${LEPTOS_ENV:-PROD}"
 export LEPTOS_SITE_ROOT="${LEPTOS_SITE_ROOT:-target/site}"
 exec "$target_dir/release/toolwright"

@@ -27,6 +27,9 @@ cargo test --features ssr
 
 step "building the console (cargo leptos build)"
 cargo leptos build
+# Precompressed files of an earlier release build (make run, make bench)
+# would be served in place of this build's bundle.
+rm -f target/site/pkg/*.gz target/site/pkg/*.br
 
 step "browser tests (Playwright, Debian chromium)"
 e2e_data="$(mktemp -d -t toolwright-e2e-XXXXXX)"

@@ -7,6 +7,7 @@ use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    limit_malloc_arenas();
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {
@@ -24,7 +25,16 @@ async fn main() -> ExitCode {
     // `None`: Leptos reads the LEPTOS_* variables, with the defaults cargo-leptos
     // compiled in from Cargo.toml's [package.metadata.leptos].
     let leptos_options = match get_configuration(None) {
-        Ok(conf) => conf.leptos_options,
+        Ok(conf) => {
+            let mut options = conf.leptos_options;
+            // cargo-leptos compiles the bundle's name in; a binary built by
+            // plain cargo (`cargo test` builds one too) would otherwise point
+            // pages at /pkg/.js.
+            if options.output_name.is_empty() {
+                options.output_name = env!("CARGO_PKG_NAME").into();
+            }
+            options
+        }
         Err(error) => {
             tracing::error!(%error, "invalid LEPTOS_* configuration");
             return ExitCode::FAILURE;
@@ -87,5 +97,21 @@ async fn shutdown_signal() {
     tokio::select! {
         _ = interrupt => tracing::info!("SIGINT received, shutting down"),
         _ = terminate => tracing::info!("SIGTERM received, shutting down"),
+    }
+}
+
+/// glibc gives every thread that allocates its own arena and rarely returns
+/// freed memory from them: with the runtime's and the blocking pool's
+/// threads, the resident size grows far beyond what is in use. Two arenas,
+/// and the console's large buffers (exports, snapshots: hundreds of KB) in
+/// their own mappings that go back to the system when freed, keep it close to
+/// the working set (see BENCHMARKS.md).
+fn limit_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator tunables, with values it accepts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 * 1024);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 * 1024);
     }
 }

@@ -2,8 +2,13 @@
 //! signed-in developer's own apps.
 
 use super::AppError;
-use crate::domain::app::{AppDetails, AppSummary};
+use crate::domain::{
+    app::{AppDetails, AppSummary},
+    keys::ApiKeySummary,
+    tool::Tool,
+};
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
 /// The message of a save based on an old revision (SPEC.md §4).
 pub const STALE_MESSAGE: &str = "This app was changed elsewhere. Reload to see the latest version.";
@@ -28,6 +33,35 @@ pub async fn get_app(package_name: String) -> Result<AppDetails, AppError> {
     Ok(context::owned_app(&state, &developer, &package_name)
         .await?
         .details)
+}
+
+/// Everything the app's page shows, loaded with one ownership check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AppPage {
+    pub app: AppDetails,
+    pub tools: Vec<Tool>,
+    pub keys: Vec<ApiKeySummary>,
+}
+
+#[server(prefix = "/api", endpoint = "apps/page")]
+pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
+    use crate::{api::context, server::repo};
+    let developer = context::require_developer()?;
+    let state = context::state()?;
+    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let tools = repo::apps::load_config(&state.db, &app)
+        .await
+        .map_err(context::internal)?
+        .tools
+        .clone();
+    let keys = repo::api_keys::list_for_app(&state.db, app.id)
+        .await
+        .map_err(context::internal)?;
+    Ok(AppPage {
+        app: app.details,
+        tools,
+        keys,
+    })
 }
 
 /// Creates an app and goes to its page.
@@ -160,6 +194,7 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
     {
         return Err(AppError::NotFound);
     }
+    state.exports.forget(app.id);
     tracing::info!(developer = developer.id, package = %app.details.package_name, "app deleted");
     leptos_axum::redirect(&format!(
         "/console/apps?deleted={}",

@@ -68,11 +68,18 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
     let db = &state.db;
     let now = now_ms();
 
-    let by_email = repo::login_failures::since_for_email(db, &email, PER_EMAIL.window_start(now))
+    // The attempt is written first and the limits count it with every other
+    // attempt in the window, finished or not: parallel attempts cannot all
+    // pass the check before any of them is recorded.
+    let attempt = repo::login_failures::record(db, &email, &client, now)
         .await
         .map_err(context::internal)?;
+    let by_email =
+        repo::login_failures::since_for_email(db, &email, PER_EMAIL.window_start(now), attempt)
+            .await
+            .map_err(context::internal)?;
     let by_client =
-        repo::login_failures::since_for_client(db, &client, PER_CLIENT.window_start(now))
+        repo::login_failures::since_for_client(db, &client, PER_CLIENT.window_start(now), attempt)
             .await
             .map_err(context::internal)?;
     let wait = [
@@ -83,6 +90,10 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
     .flatten()
     .max();
     if let Some(wait) = wait {
+        // Refused attempts do not count as failures.
+        repo::login_failures::withdraw(db, attempt)
+            .await
+            .map_err(context::internal)?;
         tracing::warn!(%client, "log-in throttled");
         return Err(AppError::TooManyRequests(too_many_attempts_message(wait)));
     }
@@ -93,10 +104,8 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
     let stored_hash = record.as_ref().map(|r| r.password_hash.clone());
     let matches = password::verify_password(password, stored_hash).await?;
     let Some(record) = record.filter(|_| matches) else {
-        repo::login_failures::record(db, &email, &client, now)
-            .await
-            .map_err(context::internal)?;
-        // Old failures no longer count; keep the table small.
+        // The attempt written above stays, as a failure. Old failures no
+        // longer count; keep the table small.
         let _ = repo::login_failures::prune(db, PER_EMAIL.window_start(now) - 1).await;
         tracing::info!(%client, "failed log-in");
         return Err(AppError::InvalidCredentials);

@@ -11,12 +11,12 @@ pub async fn render_export(
     format: Format,
     options: ExportOptions,
 ) -> Result<String, AppError> {
-    use crate::{api::context, domain::export::render_text, server::repo};
+    use crate::{api::context, server::exports};
     let developer = context::require_developer()?;
     let state = context::state()?;
     let app = context::owned_app(&state, &developer, &package_name).await?;
-    let config = repo::apps::load_config(&state.db, &app)
+    let text = exports::rendered(&state, &app, format, options)
         .await
         .map_err(context::internal)?;
-    Ok(render_text(&config, format, options))
+    Ok(String::from_utf8_lossy(&text).into_owned())
 }

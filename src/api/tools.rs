@@ -13,9 +13,11 @@ pub async fn get_tools(package_name: String) -> Result<ToolsState, AppError> {
     let developer = context::require_developer()?;
     let state = context::state()?;
     let app = context::owned_app(&state, &developer, &package_name).await?;
-    let tools = repo::tools::list_for_app(&state.db, app.id)
+    let tools = repo::apps::load_config(&state.db, &app)
         .await
-        .map_err(context::internal)?;
+        .map_err(context::internal)?
+        .tools
+        .clone();
     Ok(ToolsState {
         revision: app.details.revision,
         tools,

@@ -52,11 +52,13 @@ pub async fn get_try_target(package_name: String, tool_id: String) -> Result<Try
     let developer = context::require_developer()?;
     let state = context::state()?;
     let app = context::owned_app(&state, &developer, &package_name).await?;
-    let tool = repo::tools::list_for_app(&state.db, app.id)
+    let tool = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?
-        .into_iter()
+        .tools
+        .iter()
         .find(|t| t.id == tool_id)
+        .cloned()
         .ok_or(AppError::NotFound)?;
     Ok(TryTarget {
         app_name: app.details.name,

@@ -36,7 +36,10 @@ impl AppInput {
             package_name: self.package_name.trim().to_owned(),
             name: self.name.trim().to_owned(),
             description: self.description.trim().to_owned(),
-            version: self.version.trim().to_owned(),
+            version: match self.version.trim() {
+                "" => DEFAULT_VERSION.to_owned(),
+                version => version.to_owned(),
+            },
             public_url: normalize_url(&self.public_url),
         }
     }
@@ -328,6 +331,17 @@ mod tests {
             "description"
         )
         .is_some());
+    }
+
+    #[test]
+    fn an_empty_version_defaults_to_1_0_0() {
+        let input = AppInput {
+            version: "  ".into(),
+            ..valid()
+        }
+        .normalized();
+        assert_eq!(input.version, "1.0.0");
+        assert!(input.check().is_ok());
     }
 
     #[test]

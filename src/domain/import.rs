@@ -159,7 +159,13 @@ pub fn parse(bytes: &[u8]) -> Result<Imported, Rejected> {
             if let Err(problems) = tool.check(&names) {
                 for (field, messages) in problems.iter() {
                     // A field that could not be read was reported already.
-                    if report.errors.iter().any(|e| e.path.starts_with(field)) {
+                    let reported = |path: &str| {
+                        path == field
+                            || path
+                                .strip_prefix(field)
+                                .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+                    };
+                    if report.errors.iter().any(|e| reported(&e.path)) {
                         continue;
                     }
                     for message in messages {
@@ -349,9 +355,8 @@ fn read_app_fields(root: &Map<String, Value>, imported: &mut Imported, report: &
         }
     }
     if let Some(value) = root.get("settings") {
-        if let Some(items) = value.as_array() {
-            // `[]` is what the mentra export writes for "no settings".
-            imported.settings = (!items.is_empty()).then(|| value.clone());
+        if value.is_array() {
+            imported.settings = Some(value.clone());
         } else {
             report.error("settings", "must be an array");
         }
@@ -589,7 +594,27 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
             .map(|list| normalized_phrases(list, &meta_path, report)),
     };
 
-    let annotations = object.get("annotations").and_then(Value::as_object);
+    let annotations = match object.get("annotations") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => {
+            warn_unknown(
+                map,
+                &[
+                    "readOnlyHint",
+                    "destructiveHint",
+                    "idempotentHint",
+                    "openWorldHint",
+                ],
+                &format!("{path}.annotations"),
+                report,
+            );
+            Some(map)
+        }
+        Some(_) => {
+            report.error(format!("{path}.annotations"), "must be an object of hints");
+            None
+        }
+    };
     let hint = |key: &str, report: &mut Report| {
         read_bool(
             annotations.and_then(|a| a.get(key)),
@@ -609,6 +634,18 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
     match object.get("inputSchema") {
         None => {}
         Some(Value::Object(schema)) => {
+            warn_unknown(
+                schema,
+                &[
+                    "type",
+                    "properties",
+                    "required",
+                    "additionalProperties",
+                    "$schema",
+                ],
+                &schema_path,
+                report,
+            );
             if schema.get("type").and_then(Value::as_str) != Some("object") {
                 report.error(format!("{schema_path}.type"), "must be \"object\"");
             }
@@ -617,6 +654,15 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
+            let properties_map = schema.get("properties").and_then(Value::as_object);
+            for (i, name) in required.iter().enumerate() {
+                if !properties_map.is_some_and(|p| p.contains_key(*name)) {
+                    report.warn(
+                        format!("{schema_path}.required[{i}]"),
+                        format!("names no property ({name:?}); ignored"),
+                    );
+                }
+            }
             if let Some(properties) = schema.get("properties") {
                 let Some(properties) = properties.as_object() else {
                     report.error(format!("{schema_path}.properties"), "must be an object");
@@ -628,6 +674,7 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
                         report.error(&param_path, "must be an object");
                         continue;
                     };
+                    warn_unknown(spec, &["type", "description", "enum"], &param_path, report);
                     let param_type =
                         read_param_type(spec.get("type"), &format!("{param_path}.type"), report);
                     let description = read_string(
@@ -780,7 +827,7 @@ pub fn preview(current: &AppConfig, next: &AppConfig) -> ImportPreview {
     field("Description", &current.description, &next.description);
     field("Version", &current.version, &next.version);
     field("Server URL", &current.public_url, &next.public_url);
-    out.settings_changed = current.settings != next.settings;
+    out.settings_changed = !same_settings(&current.settings, &next.settings);
 
     for tool in &next.tools {
         match current.tools.iter().find(|t| t.id == tool.id) {
@@ -808,6 +855,15 @@ pub fn preview(current: &AppConfig, next: &AppConfig) -> ImportPreview {
     out.order_changed =
         kept_order(&current.tools, &next.tools) != kept_order(&next.tools, &current.tools);
     out
+}
+
+/// No settings and an empty settings array export the same (`"settings": []`).
+fn same_settings(a: &Option<Value>, b: &Option<Value>) -> bool {
+    let empty = |s: &Option<Value>| {
+        s.as_ref()
+            .is_none_or(|v| v.as_array().is_some_and(Vec::is_empty))
+    };
+    a == b || (empty(a) && empty(b))
 }
 
 fn shown(text: &str) -> String {

@@ -62,6 +62,77 @@ pub struct ToolsState {
     pub tools: Vec<Tool>,
 }
 
+/// One change to an app's list of tools, as the editor makes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolEdit {
+    /// Adds `tool` at the end (`original_id` `None`) or puts it in the place
+    /// of the tool now called `original_id`.
+    Save {
+        original_id: Option<String>,
+        tool: Tool,
+    },
+    Delete(String),
+    Move(String, MoveDirection),
+}
+
+/// Why a [`ToolEdit`] cannot be made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EditRefused {
+    /// No tool with that id.
+    NotFound,
+    /// Another tool already has the id.
+    DuplicateId,
+}
+
+impl ToolEdit {
+    /// Makes the edit on `tools`, in place — exactly what the database's
+    /// write does to the stored list, so a list known at one revision and the
+    /// edit give the list at the next (the server's cache, the editor's view).
+    /// Nothing changes when it is refused.
+    pub fn apply(&self, tools: &mut Vec<Tool>) -> Result<(), EditRefused> {
+        let index_of = |tools: &[Tool], id: &str| tools.iter().position(|t| t.id == id);
+        match self {
+            ToolEdit::Save {
+                original_id: None,
+                tool,
+            } => {
+                if index_of(tools, &tool.id).is_some() {
+                    return Err(EditRefused::DuplicateId);
+                }
+                tools.push(tool.clone());
+            }
+            ToolEdit::Save {
+                original_id: Some(original_id),
+                tool,
+            } => {
+                let index = index_of(tools, original_id).ok_or(EditRefused::NotFound)?;
+                if tools
+                    .iter()
+                    .enumerate()
+                    .any(|(i, t)| i != index && t.id == tool.id)
+                {
+                    return Err(EditRefused::DuplicateId);
+                }
+                tools[index] = tool.clone();
+            }
+            ToolEdit::Delete(id) => {
+                let index = index_of(tools, id).ok_or(EditRefused::NotFound)?;
+                tools.remove(index);
+            }
+            ToolEdit::Move(id, direction) => {
+                let index = index_of(tools, id).ok_or(EditRefused::NotFound)?;
+                let target = match direction {
+                    MoveDirection::Up => index.saturating_sub(1),
+                    MoveDirection::Down => (index + 1).min(tools.len() - 1),
+                };
+                let moved = tools.remove(index);
+                tools.insert(target, moved);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The MCP annotations (and Tambo's streamable hint) of a tool.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolHints {

@@ -33,6 +33,7 @@ pub async fn load_developer(
         match session.get::<i64>(DEVELOPER_ID_KEY).await {
             Ok(Some(id)) => match repo::developers::find_by_id(&state.db, id).await {
                 Ok(Some(developer)) => {
+                    keep_alive(&session).await;
                     request.extensions_mut().insert(developer);
                 }
                 Ok(None) => {
@@ -52,6 +53,24 @@ pub async fn load_developer(
         }
     }
     next.run(request).await
+}
+
+/// The session key holding when the session was last extended.
+const SEEN_AT_KEY: &str = "seen_at";
+/// How often a signed-in developer's session is extended (a store write).
+const KEEP_ALIVE_EVERY_MS: i64 = 60 * 60 * 1000;
+
+/// Makes the inactivity expiry slide: tower-sessions only re-saves a session
+/// (and so pushes its expiry and the cookie's Max-Age forward) when it is
+/// modified, so an active session is touched at most once an hour.
+async fn keep_alive(session: &Session) {
+    let now = super::clock::now_ms();
+    let seen_at = session.get::<i64>(SEEN_AT_KEY).await.ok().flatten();
+    if seen_at.is_none_or(|at| now - at >= KEEP_ALIVE_EVERY_MS) {
+        if let Err(error) = session.insert(SEEN_AT_KEY, now).await {
+            tracing::warn!(%error, "could not extend the session");
+        }
+    }
 }
 
 /// Sends a visitor who is not signed in from any `/console/…` page to

@@ -6,7 +6,10 @@
 //! the native pools (which the session store needs) and native type decoding,
 //! where `sqlx::Any` would need a second pool and lossy conversions.
 
-use super::config::{Backend, Config};
+use super::{
+    config::{Backend, Config},
+    repo::configs::ConfigCache,
+};
 use sqlx::{
     migrate::{MigrateError, Migrator},
     postgres::{PgPool, PgPoolOptions},
@@ -14,7 +17,7 @@ use sqlx::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
     },
 };
-use std::{str::FromStr, time::Duration};
+use std::{str::FromStr, sync::Arc, time::Duration};
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
@@ -24,10 +27,24 @@ const SQLITE_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long a request waits for a free connection.
 const ACQUIRE_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The pool of one backend.
 #[derive(Clone, Debug)]
-pub enum Db {
+pub enum Pool {
     Sqlite(SqlitePool),
     Postgres(PgPool),
+}
+
+/// The console's database: a pool, and for SQLite the turn of its one writer.
+#[derive(Clone, Debug)]
+pub struct Db {
+    pool: Pool,
+    /// SQLite takes one writer at a time, and a writer that finds the file
+    /// locked sleeps and polls (the busy timeout): under concurrent saves,
+    /// latency piles up in those sleeps. Writers take their turn here, in
+    /// order, instead. PostgreSQL locks rows itself and needs no turn.
+    writer: Option<Arc<tokio::sync::Mutex<()>>>,
+    /// Apps' configurations at their latest revision (see [`ConfigCache`]).
+    configs: Arc<ConfigCache>,
 }
 
 /// Runs `$body` with `$pool` bound to the concrete pool of whichever backend
@@ -36,9 +53,9 @@ pub enum Db {
 #[macro_export]
 macro_rules! on_db {
     ($db:expr, $pool:ident => $body:expr) => {
-        match $db {
-            $crate::server::db::Db::Sqlite($pool) => $body,
-            $crate::server::db::Db::Postgres($pool) => $body,
+        match $db.pool() {
+            $crate::server::db::Pool::Sqlite($pool) => $body,
+            $crate::server::db::Pool::Postgres($pool) => $body,
         }
     };
 }
@@ -65,7 +82,11 @@ impl Db {
                     .acquire_timeout(ACQUIRE_TIMEOUT)
                     .connect_with(options)
                     .await?;
-                Ok(Db::Sqlite(pool))
+                Ok(Db {
+                    pool: Pool::Sqlite(pool),
+                    writer: Some(Arc::default()),
+                    configs: Arc::default(),
+                })
             }
             Backend::Postgres => {
                 let pool = PgPoolOptions::new()
@@ -73,23 +94,45 @@ impl Db {
                     .acquire_timeout(ACQUIRE_TIMEOUT)
                     .connect(&config.database_url)
                     .await?;
-                Ok(Db::Postgres(pool))
+                Ok(Db {
+                    pool: Pool::Postgres(pool),
+                    writer: None,
+                    configs: Arc::default(),
+                })
             }
         }
     }
 
     pub fn backend(&self) -> Backend {
-        match self {
-            Db::Sqlite(_) => Backend::Sqlite,
-            Db::Postgres(_) => Backend::Postgres,
+        match self.pool {
+            Pool::Sqlite(_) => Backend::Sqlite,
+            Pool::Postgres(_) => Backend::Postgres,
+        }
+    }
+
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// Apps' configurations at their latest revision.
+    pub fn configs(&self) -> &ConfigCache {
+        &self.configs
+    }
+
+    /// Waits for this writer's turn (SQLite); hold the guard for the whole
+    /// write. Immediate on PostgreSQL.
+    pub async fn writing(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        match &self.writer {
+            Some(writer) => Some(writer.lock().await),
+            None => None,
         }
     }
 
     /// Applies every migration in `migrations/<backend>/` not applied yet.
     pub async fn migrate(&self) -> Result<(), MigrateError> {
-        match self {
-            Db::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await,
-            Db::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
+        match &self.pool {
+            Pool::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await,
+            Pool::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
         }
     }
 

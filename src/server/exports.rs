@@ -1,11 +1,12 @@
 //! Exports over plain HTTP: the console's download (session) and the
 //! read-only API (`Authorization: Bearer <API key>`).
 
-use super::{clock::now_ms, repo, state::AppState};
+use super::{clock::now_ms, repo, repo::apps::StoredApp, state::AppState};
 use crate::{
     api::auth::CurrentDeveloper,
     domain::export::{render_text, ExportOptions, Format},
 };
+use axum::body::Bytes;
 use axum::{
     extract::{Path, Query, State},
     http::{header, HeaderMap, HeaderValue, StatusCode},
@@ -13,6 +14,67 @@ use axum::{
     Extension, Json,
 };
 use serde::Deserialize;
+use std::{collections::HashMap, sync::Mutex};
+
+/// Rendered exports by app (id and creation time: SQLite reuses a deleted
+/// app's id), revision, format and options. Every change to an app bumps its
+/// revision, so an entry never goes stale: it just stops being asked for.
+#[derive(Debug, Default)]
+pub struct ExportCache(Mutex<HashMap<ExportKey, Bytes>>);
+
+type ExportKey = (i64, i64, i64, Format, ExportOptions);
+
+/// Entries kept before the cache starts over.
+const CACHE_CAPACITY: usize = 64;
+
+impl ExportCache {
+    fn get(&self, key: &ExportKey) -> Option<Bytes> {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
+    }
+
+    fn put(&self, key: ExportKey, value: Bytes) {
+        let mut entries = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.len() >= CACHE_CAPACITY {
+            entries.clear();
+        }
+        entries.insert(key, value);
+    }
+
+    /// Drops the exports of the app `id` (deleted).
+    pub fn forget(&self, id: i64) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|key, _| key.0 != id);
+    }
+}
+
+/// The export of `app` (as loaded, at its revision), rendered once per revision.
+pub async fn rendered(
+    state: &AppState,
+    app: &StoredApp,
+    format: Format,
+    options: ExportOptions,
+) -> Result<Bytes, sqlx::Error> {
+    let key = (
+        app.id,
+        app.created_at,
+        app.details.revision,
+        format,
+        options,
+    );
+    if let Some(hit) = state.exports.get(&key) {
+        return Ok(hit);
+    }
+    let config = repo::apps::load_config(&state.db, app).await?;
+    let text = Bytes::from(render_text(&config, format, options));
+    state.exports.put(key, text.clone());
+    Ok(text)
+}
 
 /// `?format=KEY&include_phrases=…&strict=…` (checkbox values: any value is on).
 #[derive(Debug, Default, Deserialize)]
@@ -68,7 +130,7 @@ fn internal(error: sqlx::Error) -> Response {
     )
 }
 
-fn export_response(text: String, format: Format, attachment: bool) -> Response {
+fn export_response(text: Bytes, format: Format, attachment: bool) -> Response {
     let mut response = (
         StatusCode::OK,
         [(
@@ -108,8 +170,8 @@ pub async fn download(
         Ok(None) => return (StatusCode::NOT_FOUND, "Not found").into_response(),
         Err(error) => return internal(error),
     };
-    match repo::apps::load_config(&state.db, &app).await {
-        Ok(config) => export_response(render_text(&config, format, query.options()), format, true),
+    match rendered(&state, &app, format, query.options()).await {
+        Ok(text) => export_response(text, format, true),
         Err(error) => internal(error),
     }
 }
@@ -165,8 +227,8 @@ pub async fn api_config(
         Ok(format) => format,
         Err(response) => return *response,
     };
-    match repo::apps::load_config(&state.db, &app).await {
-        Ok(config) => export_response(render_text(&config, format, query.options()), format, false),
+    match rendered(&state, &app, format, query.options()).await {
+        Ok(text) => export_response(text, format, false),
         Err(error) => internal(error),
     }
 }

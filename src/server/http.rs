@@ -17,7 +17,14 @@ use leptos::{
 };
 use leptos_axum::{file_and_error_handler_with_context, generate_route_list, LeptosRoutes};
 use std::time::Duration;
-use tower_http::trace::TraceLayer;
+use tower_http::{
+    compression::{
+        predicate::{Predicate, SizeAbove},
+        CompressionLayer,
+    },
+    trace::TraceLayer,
+    CompressionLevel,
+};
 
 /// How long `/healthz` waits for the database before calling it unavailable.
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
@@ -57,6 +64,7 @@ pub fn router(state: AppState) -> Router {
         ))
         // Layers run outside-in in the reverse of this order: logging, headers,
         // the cross-site check, the session, who is asking, the console guard.
+        .layer(middleware::from_fn(server_fn_error_status))
         .layer(middleware::from_fn(auth::require_developer_for_console))
         .layer(middleware::from_fn_with_state(
             state.clone(),
@@ -65,8 +73,69 @@ pub fn router(state: AppState) -> Router {
         .layer(state.sessions.layer(&state.config))
         .layer(middleware::from_fn(security::refuse_cross_site))
         .layer(middleware::from_fn(security::security_headers))
+        // Pages and JSON compressed on the fly, quickly; the bundle is sent
+        // precompressed at the best level (scripts/precompress.sh) and left alone.
+        .layer(
+            CompressionLayer::new()
+                .gzip(true)
+                .br(true)
+                .quality(CompressionLevel::Precise(4))
+                .compress_when(SizeAbove::new(512).and(is_page_or_json)),
+        )
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// A server function's error leaves `server_fn` as a 500 whatever it is;
+/// this gives it the status it stands for (422 for invalid input, 401, 404,
+/// 409, 429…), so API clients and logs can tell a refusal from a failure.
+/// Plain form posts are left alone: they are answered with a redirect.
+async fn server_fn_error_status(
+    request: axum::extract::Request,
+    next: middleware::Next,
+) -> Response {
+    let response = next.run(request).await;
+    if response.status() != StatusCode::INTERNAL_SERVER_ERROR
+        || !response
+            .headers()
+            .contains_key(leptos::server_fn::error::SERVER_FN_ERROR_HEADER)
+    {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    // Error bodies are a few hundred bytes; anything bigger is left as it is.
+    let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
+        return (StatusCode::INTERNAL_SERVER_ERROR, "Internal error").into_response();
+    };
+    if let Ok(error) = serde_json::from_slice::<crate::api::AppError>(&bytes) {
+        parts.status = server_fn_status(&error);
+    }
+    Response::from_parts(parts, axum::body::Body::from(bytes))
+}
+
+/// The status of a server function's error, as the server sends it.
+pub fn server_fn_status(error: &crate::api::AppError) -> StatusCode {
+    use crate::api::AppError;
+    match error {
+        // On the server, "transport" means the request itself could not be
+        // read (a malformed body or missing arguments).
+        AppError::Transport(_) => StatusCode::BAD_REQUEST,
+        other => StatusCode::from_u16(other.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+    }
+}
+
+/// Only pages and JSON are compressed here: compressing the multi-megabyte
+/// wasm of a debug build on every request would cost seconds.
+fn is_page_or_json(
+    _: axum::http::StatusCode,
+    _: axum::http::Version,
+    headers: &axum::http::HeaderMap,
+    _: &axum::http::Extensions,
+) -> bool {
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/html") || t.starts_with("application/json"))
 }
 
 /// 200 `{"status":"ok","database":"ok"}` when the database answers within

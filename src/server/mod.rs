@@ -48,6 +48,7 @@ pub async fn prepare(
         sessions,
         config: Arc::new(config),
         tool_sends: Arc::default(),
+        exports: Arc::default(),
     })
 }
 

@@ -82,12 +82,38 @@ pub enum Outcome {
     TimedOut { latency: Duration },
     /// No connection (refused, unreachable, no such host, TLS…).
     Unreachable(String),
-    /// The answer was larger than [`MAX_RESPONSE_BYTES`].
+    /// The answer was larger than the limit ([`MAX_RESPONSE_BYTES`]).
     TooLarge { status: u16, latency: Duration },
 }
 
-/// POSTs `body` as JSON to `url`.
+/// How long a call may take and how much it may bring back.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub timeout: Duration,
+    pub max_response_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: TIMEOUT,
+            max_response_bytes: MAX_RESPONSE_BYTES,
+        }
+    }
+}
+
+/// POSTs `body` as JSON to `url`, within the default [`Limits`].
 pub async fn post_json(url: &str, body: &serde_json::Value, allow_private: bool) -> Outcome {
+    post_json_within(url, body, allow_private, Limits::default()).await
+}
+
+/// POSTs `body` as JSON to `url`, within `limits`.
+pub async fn post_json_within(
+    url: &str,
+    body: &serde_json::Value,
+    allow_private: bool,
+    limits: Limits,
+) -> Outcome {
     let Ok(parsed) = reqwest::Url::parse(url) else {
         return Outcome::Blocked(format!("{url} is not a valid URL"));
     };
@@ -121,16 +147,18 @@ pub async fn post_json(url: &str, body: &serde_json::Value, allow_private: bool)
             ));
         }
     }
-    let original_host = parsed.host_str().unwrap_or_default().to_owned();
+    // Redirects are followed only within the same origin (scheme, host and
+    // port), and only a few times.
+    let origin = parsed.origin();
     let client = match reqwest::Client::builder()
-        .timeout(TIMEOUT)
-        .connect_timeout(TIMEOUT)
+        .timeout(limits.timeout)
+        .connect_timeout(limits.timeout)
         // Connect to the address just checked, not a fresh lookup.
         .resolve(&host, address)
         .redirect(reqwest::redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= 3 {
                 attempt.error("too many redirects")
-            } else if attempt.url().host_str() == Some(original_host.as_str()) {
+            } else if attempt.url().origin() == origin {
                 attempt.follow()
             } else {
                 attempt.stop()
@@ -160,7 +188,7 @@ pub async fn post_json(url: &str, body: &serde_json::Value, allow_private: bool)
     loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
-                if body.len() + chunk.len() > MAX_RESPONSE_BYTES {
+                if body.len() + chunk.len() > limits.max_response_bytes {
                     return Outcome::TooLarge {
                         status,
                         latency: started.elapsed(),
@@ -287,5 +315,94 @@ mod tests {
             post_json("ftp://example.com/tool", &serde_json::json!({}), true).await,
             Outcome::Blocked(_)
         ));
+    }
+
+    /// A one-shot HTTP server on loopback that reads a request and, after
+    /// `delay`, answers with `response`: its base URL.
+    async fn answering(response: Vec<u8>, delay: Duration) -> String {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let response = response.clone();
+                tokio::spawn(async move {
+                    let mut request = vec![0u8; 64 * 1024];
+                    let _ = socket.read(&mut request).await;
+                    tokio::time::sleep(delay).await;
+                    let _ = socket.write_all(&response).await;
+                    let _ = socket.shutdown().await;
+                });
+            }
+        });
+        format!("http://{address}")
+    }
+
+    fn http_response(status: &str, headers: &str, body: &[u8]) -> Vec<u8> {
+        let mut out = format!(
+            "HTTP/1.1 {status}\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n",
+            body.len()
+        )
+        .into_bytes();
+        out.extend_from_slice(body);
+        out
+    }
+
+    #[tokio::test]
+    async fn a_server_that_does_not_answer_in_time_is_a_timeout() {
+        let url = answering(http_response("200 OK", "", b"{}"), Duration::from_secs(3)).await;
+        let limits = Limits {
+            timeout: Duration::from_millis(200),
+            ..Limits::default()
+        };
+        let outcome = post_json_within(&url, &serde_json::json!({}), true, limits).await;
+        assert!(matches!(outcome, Outcome::TimedOut { .. }), "{outcome:?}");
+    }
+
+    #[tokio::test]
+    async fn an_answer_over_the_size_limit_is_cut_off() {
+        let big = vec![b'x'; 5000];
+        let url = answering(http_response("200 OK", "", &big), Duration::ZERO).await;
+        let limits = Limits {
+            max_response_bytes: 4096,
+            ..Limits::default()
+        };
+        let outcome = post_json_within(&url, &serde_json::json!({}), true, limits).await;
+        assert!(
+            matches!(outcome, Outcome::TooLarge { status: 200, .. }),
+            "{outcome:?}"
+        );
+        // Within the limit, the body comes back whole, JSON or not.
+        let url = answering(http_response("500 Oops", "", b"not json"), Duration::ZERO).await;
+        match post_json_within(&url, &serde_json::json!({}), true, limits).await {
+            Outcome::Answered { status, body, .. } => {
+                assert_eq!(status, 500);
+                assert_eq!(body, b"not json");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_redirect_to_another_origin_is_not_followed() {
+        // Same host, another port: another origin.
+        let elsewhere = answering(
+            http_response("200 OK", "", b"{\"followed\":true}"),
+            Duration::ZERO,
+        )
+        .await;
+        let url = answering(
+            http_response(
+                "307 Temporary Redirect",
+                &format!("location: {elsewhere}/x\r\n"),
+                b"",
+            ),
+            Duration::ZERO,
+        )
+        .await;
+        match post_json_within(&url, &serde_json::json!({}), true, Limits::default()).await {
+            Outcome::Answered { status, .. } => assert_eq!(status, 307),
+            other => panic!("{other:?}"),
+        }
     }
 }

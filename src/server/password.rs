@@ -18,8 +18,27 @@ fn hasher() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
+/// Hashing runs on blocking threads, so it never stalls the async runtime's
+/// threads; but it is CPU work, and unbounded it would take every core. At
+/// most this many hashes run at once, which leaves a core for everything else.
+fn hashing_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: OnceLock<tokio::sync::Semaphore> = OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        tokio::sync::Semaphore::new(cores.saturating_sub(1).max(1))
+    })
+}
+
+async fn hashing_slot() -> Result<tokio::sync::SemaphorePermit<'static>, AppError> {
+    hashing_slots()
+        .acquire()
+        .await
+        .map_err(|_| AppError::Internal)
+}
+
 /// A PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`) for `password`.
 pub async fn hash_password(password: String) -> Result<String, AppError> {
+    let _slot = hashing_slot().await?;
     tokio::task::spawn_blocking(move || {
         hasher()
             .hash_password(password.as_bytes())
@@ -39,6 +58,7 @@ pub async fn hash_password(password: String) -> Result<String, AppError> {
 /// Whether `password` matches `stored`. With no stored hash (an unknown
 /// email) a dummy hash is verified instead, so both answers take as long.
 pub async fn verify_password(password: String, stored: Option<String>) -> Result<bool, AppError> {
+    let _slot = hashing_slot().await?;
     tokio::task::spawn_blocking(move || {
         let (hash, real) = match stored {
             Some(hash) => (hash, true),

@@ -1,7 +1,10 @@
 //! Sessions in the console's own database (tower-sessions + its sqlx store),
 //! so any number of server instances can share one PostgreSQL.
 
-use super::{config::Config, db::Db};
+use super::{
+    config::Config,
+    db::{Db, Pool},
+};
 use async_trait::async_trait;
 use tower_sessions::{
     cookie::{time::Duration, SameSite},
@@ -27,9 +30,9 @@ pub enum Store {
 
 impl Store {
     pub fn for_db(db: &Db) -> Store {
-        match db {
-            Db::Sqlite(pool) => Store::Sqlite(SqliteStore::new(pool.clone())),
-            Db::Postgres(pool) => Store::Postgres(PostgresStore::new(pool.clone())),
+        match db.pool() {
+            Pool::Sqlite(pool) => Store::Sqlite(SqliteStore::new(pool.clone())),
+            Pool::Postgres(pool) => Store::Postgres(PostgresStore::new(pool.clone())),
         }
     }
 

@@ -17,6 +17,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     /// When each developer last tried tools (throttling "Send to app").
     pub tool_sends: Arc<Mutex<HashMap<i64, Vec<i64>>>>,
+    /// Rendered exports, by app revision.
+    pub exports: Arc<super::exports::ExportCache>,
 }
 
 impl AppState {

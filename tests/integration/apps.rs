@@ -57,6 +57,8 @@ async fn another_developer_gets_not_found_from_every_app_function_and_changes_no
         let pkg = ("package_name", "com.example.todo");
         let get = bob.call("/api/apps/get", &[pkg]).await;
         assert_eq!(get.app_error(), AppError::NotFound);
+        let page = bob.call("/api/apps/page", &[pkg]).await;
+        assert_eq!(page.app_error(), AppError::NotFound);
         let save = bob
             .call(
                 "/api/apps/save",

@@ -211,6 +211,70 @@ async fn the_sixth_attempt_after_five_wrong_passwords_is_throttled() {
 }
 
 #[tokio::test]
+async fn parallel_wrong_passwords_cannot_slip_past_the_limit_together() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut browser = Browser::new(&server);
+        browser.signup("dev@example.com", PASSWORD).await;
+        browser.form_post("/api/logout", &[]).await;
+
+        // Twelve attempts at once: each is counted before any is checked.
+        let mut attempts = tokio::task::JoinSet::new();
+        for _ in 0..12 {
+            let mut browser = Browser::new(&server);
+            attempts.spawn(async move {
+                browser
+                    .call(
+                        "/api/login",
+                        &[
+                            ("email", "dev@example.com"),
+                            ("password", "wrong password!!"),
+                        ],
+                    )
+                    .await
+                    .app_error()
+            });
+        }
+        let (mut checked, mut refused) = (0, 0);
+        while let Some(answer) = attempts.join_next().await {
+            match answer.unwrap() {
+                AppError::InvalidCredentials => checked += 1,
+                AppError::TooManyRequests(_) => refused += 1,
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(checked <= 5, "{checked} passwords were checked");
+        assert_eq!(checked + refused, 12);
+
+        // Only the checked ones count as failures: the limit is reached
+        // after exactly five, however the attempts interleaved.
+        for _ in checked..5 {
+            let answer = browser
+                .call(
+                    "/api/login",
+                    &[
+                        ("email", "dev@example.com"),
+                        ("password", "wrong password!!"),
+                    ],
+                )
+                .await;
+            assert_eq!(answer.app_error(), AppError::InvalidCredentials);
+        }
+        let answer = browser
+            .call(
+                "/api/login",
+                &[("email", "dev@example.com"), ("password", PASSWORD)],
+            )
+            .await;
+        assert!(
+            matches!(answer.app_error(), AppError::TooManyRequests(_)),
+            "{answer:?}"
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
 async fn twenty_failures_from_one_client_throttle_every_email_from_it() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut browser = Browser::new(&server);
@@ -334,5 +398,31 @@ async fn every_console_page_sends_a_visitor_to_log_in() {
             "{path} → {location}"
         );
     }
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_active_session_is_extended_at_most_once_an_hour() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    browser.signup("dev@example.com", PASSWORD).await;
+    let id = browser.session.clone().unwrap();
+
+    // The first request after signing in pushes the expiry forward: the same
+    // session comes back with a fresh seven-day cookie.
+    let first = browser.get("/console/apps").await;
+    let cookie = first
+        .set_cookie
+        .iter()
+        .find(|c| c.starts_with("toolwright_session="))
+        .expect("the session is extended");
+    assert!(
+        cookie.contains(&id) && cookie.contains("Max-Age=604800"),
+        "{cookie}"
+    );
+
+    // Within the hour it is not written again.
+    let second = browser.get("/console/apps").await;
+    assert!(second.session_cookie().is_none(), "{:?}", second.set_cookie);
     server.stop().await;
 }

@@ -240,8 +240,15 @@ pub struct Answer {
 impl Answer {
     /// The server function error in a non-HTML answer's body.
     pub fn app_error(&self) -> toolwright::api::AppError {
-        serde_json::from_str(&self.body)
-            .unwrap_or_else(|e| panic!("not an AppError ({e}): {} {}", self.status, self.body))
+        let error = serde_json::from_str(&self.body)
+            .unwrap_or_else(|e| panic!("not an AppError ({e}): {} {}", self.status, self.body));
+        // Every error is sent with the status it stands for, not a blanket 500.
+        assert_eq!(
+            self.status,
+            toolwright::server::http::server_fn_status(&error).as_u16(),
+            "status of {error:?}"
+        );
+        error
     }
 
     /// The session cookie this answer sets, if any (`Some("")` when it removes it).

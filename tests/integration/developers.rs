@@ -85,39 +85,53 @@ async fn login_failures_are_counted_per_email_and_client_and_cleared() {
         failures::record(&db, "a@example.com", "10.0.0.1", 100)
             .await
             .unwrap();
-        failures::record(&db, "a@example.com", "10.0.0.2", 200)
+        let second = failures::record(&db, "a@example.com", "10.0.0.2", 200)
             .await
             .unwrap();
         failures::record(&db, "b@example.com", "10.0.0.1", 300)
             .await
             .unwrap();
 
-        let mut a = failures::since_for_email(&db, "a@example.com", 0)
+        let mut a = failures::since_for_email(&db, "a@example.com", 0, 0)
             .await
             .unwrap();
         a.sort();
         assert_eq!(a, vec![100, 200], "{}", test_db.label());
         assert_eq!(
-            failures::since_for_email(&db, "a@example.com", 150)
+            failures::since_for_email(&db, "a@example.com", 150, 0)
                 .await
                 .unwrap(),
             vec![200]
         );
-        let mut client = failures::since_for_client(&db, "10.0.0.1", 0)
+        let mut client = failures::since_for_client(&db, "10.0.0.1", 0, 0)
             .await
             .unwrap();
         client.sort();
         assert_eq!(client, vec![100, 300]);
+        // An attempt does not count against itself; withdrawn, it is gone.
+        assert_eq!(
+            failures::since_for_email(&db, "a@example.com", 0, second)
+                .await
+                .unwrap(),
+            vec![100]
+        );
+        failures::withdraw(&db, second).await.unwrap();
+        assert_eq!(
+            failures::since_for_email(&db, "a@example.com", 0, 0)
+                .await
+                .unwrap(),
+            vec![100]
+        );
 
         failures::clear_for_email(&db, "a@example.com")
             .await
             .unwrap();
-        assert!(failures::since_for_email(&db, "a@example.com", 0)
+        assert!(failures::since_for_email(&db, "a@example.com", 0, 0)
             .await
             .unwrap()
             .is_empty());
         assert_eq!(failures::prune(&db, 301).await.unwrap(), 1);
-        assert!(failures::since_for_client(&db, "10.0.0.1", 0)
+        assert!(failures::since_for_client(&db, "10.0.0.1", 0, 0)
             .await
             .unwrap()
             .is_empty());

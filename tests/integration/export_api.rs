@@ -341,3 +341,69 @@ async fn the_export_page_renders_its_preview_on_the_server() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_new_app_never_gets_the_export_of_a_deleted_one() {
+    // SQLite gives the id of a deleted app (the newest) to the next app
+    // created: the exports cached for the deleted one must not answer for it.
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    let alice_key = create_key(&alice, "com.example.todo", "CI").await;
+    let first = api_get(
+        &server,
+        "/api/v1/apps/com.example.todo/config",
+        Some(&alice_key),
+    )
+    .await;
+    assert_eq!(first.status(), 200);
+    assert!(first.text().await.unwrap().contains("Todo App"));
+    let deleted = alice
+        .call(
+            "/api/apps/delete",
+            &[
+                ("package_name", "com.example.todo"),
+                ("confirmation", "com.example.todo"),
+            ],
+        )
+        .await;
+    assert!(deleted.status < 400, "{deleted:?}");
+
+    // Bob's app reaches the same revision with other content.
+    let mut bob = Browser::new(&server);
+    assert_eq!(bob.signup("bob@example.com", PASSWORD).await.status, 302);
+    bob.call(
+        "/api/apps/create",
+        &[
+            ("package_name", "com.example.bob"),
+            ("name", "Bob's App"),
+            ("description", ""),
+            ("version", "1.0.0"),
+            ("public_url", "https://bob.example.com"),
+        ],
+    )
+    .await;
+    let saved = json_call(
+        &bob,
+        "/api/tools/save",
+        json!({"package_name": "com.example.bob", "revision": 1, "original_id": null, "draft": {
+            "tool_id": "say_hello", "description": "Say hello", "activation_phrases": "",
+            "title": "", "max_calls": "", "read_only": false, "destructive": false, "idempotent": false, "open_world": false,
+            "parameters": []
+        }}),
+    )
+    .await;
+    assert!(saved.contains("say_hello"), "{saved}");
+    let bob_key = create_key(&bob, "com.example.bob", "CI").await;
+    let export = api_get(
+        &server,
+        "/api/v1/apps/com.example.bob/config",
+        Some(&bob_key),
+    )
+    .await
+    .text()
+    .await
+    .unwrap();
+    assert!(export.contains("Bob's App"), "{export}");
+    assert!(!export.contains("Todo App"), "{export}");
+    server.stop().await;
+}

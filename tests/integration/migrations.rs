@@ -72,7 +72,7 @@ async fn sqlite_runs_in_wal_mode_with_foreign_keys_on_and_creates_its_directory(
         .await
         .expect("connect creates the file");
     assert!(path.exists());
-    let Db::Sqlite(pool) = &db else {
+    let toolwright::server::db::Pool::Sqlite(pool) = db.pool() else {
         panic!("expected SQLite")
     };
     let mode: String = sqlx::query_scalar("PRAGMA journal_mode")

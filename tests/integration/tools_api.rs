@@ -152,12 +152,13 @@ async fn an_invalid_tool_gets_a_validation_error_not_a_server_error() {
     let mut bad = draft("bad id");
     bad["parameters"][0]["param_type"] = json!("number");
     bad["parameters"][0]["allowed_values"] = json!("1, 2");
-    let (_, body) = json_call(
+    let (status_of_invalid, body) = json_call(
         &alice,
         "/api/tools/save",
         json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": bad}),
     )
     .await;
+    assert_eq!(status_of_invalid, 422, "invalid input is a 422, not a 500");
     let AppError::Validation(errors) = serde_json::from_str(&body).unwrap() else {
         panic!("{body}")
     };
@@ -174,7 +175,7 @@ async fn an_invalid_tool_gets_a_validation_error_not_a_server_error() {
         json!({"package_name": "com.example.todo", "draft": 7}),
     )
     .await;
-    assert_ne!(status, 200);
+    assert_eq!(status, 400, "a malformed request is a 400: {body}");
     let error: AppError = serde_json::from_str(&body).unwrap();
     assert!(matches!(error, AppError::Transport(_)), "{body}");
     server.stop().await;

@@ -293,3 +293,136 @@ async fn moving_the_first_tool_up_keeps_the_order() {
     );
     db.close().await;
 }
+
+/// The app as the database has it now, read without any cache: a fresh
+/// connection sees only what is stored.
+async fn stored_config(test_db: &TestDatabase) -> toolwright::domain::config::AppConfig {
+    let fresh = Db::connect(&test_db.config()).await.expect("connect");
+    let app = repo::apps::find_by_package(&fresh, "com.example.todo")
+        .await
+        .unwrap()
+        .unwrap();
+    let config = repo::apps::load_config(&fresh, &app).await.unwrap();
+    fresh.close().await;
+    (*config).clone()
+}
+
+#[tokio::test]
+async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+        let me = alice();
+        let renamed = Tool {
+            id: "create_todo".into(),
+            description: "Create a to-do item".into(),
+            ..add_todo()
+        };
+        let mut revision = 1;
+        // Every kind of change, each starting from the cached revision.
+        for (step, write) in [
+            ToolEditStep::Save(None, add_todo()),
+            ToolEditStep::Save(None, get_todos()),
+            ToolEditStep::Move("get_todos", MoveDirection::Up),
+            ToolEditStep::Save(Some("add_todo"), renamed.clone()),
+            ToolEditStep::Move("get_todos", MoveDirection::Up),
+            ToolEditStep::Details("Todo App 2"),
+            ToolEditStep::Delete("get_todos"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let next = match write {
+                ToolEditStep::Save(original, tool) => {
+                    applied(
+                        repo::tools::save(&db, app_id, revision, original, &tool, &me, 10)
+                            .await
+                            .unwrap(),
+                    )
+                    .0
+                }
+                ToolEditStep::Move(id, direction) => {
+                    applied(
+                        repo::tools::move_tool(&db, app_id, revision, id, direction, &me, 10)
+                            .await
+                            .unwrap(),
+                    )
+                    .0
+                }
+                ToolEditStep::Delete(id) => {
+                    applied(
+                        repo::tools::delete(&db, app_id, revision, id, &me, 10)
+                            .await
+                            .unwrap(),
+                    )
+                    .0
+                }
+                ToolEditStep::Details(name) => {
+                    let input = AppInput {
+                        package_name: "com.example.todo".into(),
+                        name: name.into(),
+                        description: "d".into(),
+                        version: "2.0.0".into(),
+                        public_url: "https://todo.example.com/v2".into(),
+                    };
+                    match repo::apps::update(&db, app_id, revision, &input, &me, 10)
+                        .await
+                        .unwrap()
+                    {
+                        repo::apps::Revised::Applied(next) => next,
+                        other => panic!("{other:?}"),
+                    }
+                }
+            };
+            assert_eq!(next, revision + 1);
+            revision = next;
+            let cached = db
+                .configs()
+                .get(app_id, revision)
+                .expect("kept after the write");
+            let stored = stored_config(&test_db).await;
+            assert_eq!(*cached, stored, "{label}, step {step}");
+            // The revision recorded the same configuration.
+            let recorded = repo::revisions::get(&db, app_id, revision)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(recorded.config, stored, "{label}, step {step}");
+        }
+        // A write with nothing cached reads the configuration back instead.
+        let cold = Db::connect(&test_db.config()).await.expect("connect");
+        assert!(cold.configs().get(app_id, revision).is_none());
+        let (next, _) = applied(
+            repo::tools::save(&cold, app_id, revision, None, &get_todos(), &me, 11)
+                .await
+                .unwrap(),
+        );
+        let stored = stored_config(&test_db).await;
+        assert_eq!(
+            *cold.configs().get(app_id, next).unwrap(),
+            stored,
+            "{label}"
+        );
+        let ids: Vec<&str> = stored.tools.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["create_todo", "get_todos"], "{label}");
+        cold.close().await;
+    }
+}
+
+enum ToolEditStep {
+    Save(Option<&'static str>, Tool),
+    Move(&'static str, MoveDirection),
+    Delete(&'static str),
+    Details(&'static str),
+}
+
+#[tokio::test]
+async fn a_deleted_apps_configuration_is_forgotten() {
+    let test_db = TestDatabase::sqlite();
+    let (db, app_id) = app(&test_db).await;
+    assert!(db.configs().get(app_id, 1).is_some());
+    assert!(repo::apps::delete(&db, alice().id, "com.example.todo")
+        .await
+        .unwrap());
+    assert!(db.configs().get(app_id, 1).is_none());
+}

@@ -94,7 +94,7 @@ impl Format {
 }
 
 /// The export page's options.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ExportOptions {
     /// Append "Possibly activated by phrases like: …" to descriptions (LLM formats).
     pub include_phrases: bool,

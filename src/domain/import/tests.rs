@@ -291,8 +291,16 @@ fn a_mentra_import_keeps_what_mentra_cannot_carry() {
     current.tools[0].hints.read_only = true;
     let text = render_text(&current, Format::Mentra, ExportOptions::default());
     let merged = merge(&current, &parse(text.as_bytes()).unwrap());
-    assert_eq!(merged, current);
-    assert!(preview(&current, &merged).is_empty());
+    assert_eq!(merged.tools, current.tools);
+    assert_eq!(
+        merged.settings,
+        Some(json!([])),
+        "\"settings\": [] is kept as given"
+    );
+    assert!(
+        preview(&current, &merged).is_empty(),
+        "no settings and [] are the same"
+    );
 }
 
 #[test]
@@ -485,4 +493,173 @@ fn arbitrary_json() -> impl Strategy<Value = serde_json::Value> {
             .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
         ]
     })
+}
+
+#[test]
+fn an_error_on_one_parameter_does_not_hide_one_on_a_similarly_named_parameter() {
+    let errors = errors_of(app_with(vec![tool_json(json!({"parameters": {
+        "city": {"type": "text", "description": "d"},
+        "ci": {"type": "number", "description": "d", "enum": ["1"]}
+    }}))]));
+    assert!(
+        errors.contains(
+            &"tools[0].parameters.city.type: must be one of string, number, boolean".to_owned()
+        ),
+        "{errors:?}"
+    );
+    assert!(
+        errors.contains(
+            &"tools[0].parameters.ci.enum: allowed values are only for string parameters"
+                .to_owned()
+        ),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn an_empty_settings_array_in_a_file_clears_the_apps_settings() {
+    let mut current = crate::domain::export::tests::todo_app();
+    current.settings =
+        Some(json!([{"type": "toggle", "key": "k", "label": "K", "defaultValue": true}]));
+    let imported = parse(json!({"settings": [], "tools": []}).to_string().as_bytes()).unwrap();
+    assert_eq!(merge(&current, &imported).settings, Some(json!([])));
+    let without = parse(json!({"tools": []}).to_string().as_bytes()).unwrap();
+    assert_eq!(
+        merge(&current, &without).settings,
+        current.settings,
+        "absent keeps the app's own"
+    );
+}
+
+#[test]
+fn mcp_annotations_must_be_an_object() {
+    let errors =
+        errors_of(json!({"tools": [{"name": "t", "description": "d", "annotations": true}]}));
+    assert_eq!(
+        errors,
+        vec!["tools[0].annotations: must be an object of hints"]
+    );
+}
+
+#[test]
+fn every_kind_of_mistake_in_a_mentra_file_names_its_path() {
+    let long = "x".repeat(1001);
+    let errors = errors_of(json!({
+        "name": 7,
+        "description": long,
+        "version": false,
+        "publicUrl": 3,
+        "tools": [
+            tool_json(json!({"activationPhrases": "not a list"})),
+            {"id": "second", "description": "d", "parameters": {"p": "not an object"}},
+            {"id": "third", "description": "d", "parameters": ["not", "an", "object"]},
+            {"id": "fourth", "description": "d", "parameters": {"p": {"description": "no type"}}},
+        ]
+    }));
+    for expected in [
+        "name: must be a string",
+        "description: must be at most 1000 characters",
+        "version: must be a string",
+        "publicUrl: must be a string",
+        "tools[0].activationPhrases: must be an array of strings",
+        "tools[1].parameters.p: must be an object with type and description",
+        "tools[2].parameters: must be an object of parameters by name",
+        "tools[3].parameters.p.type: is missing: must be one of string, number, boolean",
+    ] {
+        assert!(
+            errors.contains(&expected.to_owned()),
+            "missing {expected:?} in {errors:#?}"
+        );
+    }
+}
+
+#[test]
+fn every_kind_of_mistake_in_an_mcp_file_names_its_path() {
+    let errors = errors_of(json!({"tools": [
+        {"name": "a", "description": "d", "inputSchema": {"type": "array"}},
+        {"name": "b", "description": "d", "inputSchema": {"type": "object", "properties": []}},
+        {"name": "c", "description": "d", "inputSchema": "object"},
+        {"name": "d", "description": "d", "inputSchema": {"type": "object", "properties": {"p": 1}}},
+        {"name": "e", "description": "d", "annotations": {"readOnlyHint": "yes"}},
+        {"description": "no name", "inputSchema": {"type": "object"}},
+    ]}));
+    for expected in [
+        "tools[0].inputSchema.type: must be \"object\"",
+        "tools[1].inputSchema.properties: must be an object",
+        "tools[2].inputSchema: must be a JSON Schema object",
+        "tools[3].inputSchema.properties.p: must be an object",
+        "tools[4].annotations.readOnlyHint: must be true or false",
+        "tools[5].name: is missing",
+    ] {
+        assert!(
+            errors.contains(&expected.to_owned()),
+            "missing {expected:?} in {errors:#?}"
+        );
+    }
+}
+
+#[test]
+fn the_shared_limits_apply_to_imported_tools() {
+    let many_params: serde_json::Map<String, serde_json::Value> = (0..51)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": "string", "description": "d"}),
+            )
+        })
+        .collect();
+    let many_phrases: Vec<String> = (0..21).map(|i| format!("phrase {i}")).collect();
+    let many_values: Vec<String> = (0..101).map(|i| format!("v{i}")).collect();
+    let errors = errors_of(app_with(vec![
+        tool_json(json!({"parameters": many_params})),
+        json!({"id": "phrases", "description": "d", "activationPhrases": many_phrases}),
+        json!({"id": "long", "description": "x".repeat(1025)}),
+        json!({"id": "values", "description": "d", "parameters": {
+            "p": {"type": "string", "description": "d", "enum": many_values}
+        }}),
+    ]));
+    let joined = errors.join("\n");
+    for path in [
+        "tools[0].parameters",
+        "tools[1].activationPhrases",
+        "tools[2].description",
+        "tools[3].parameters.p.enum",
+    ] {
+        assert!(
+            errors.iter().any(|e| e.starts_with(&format!("{path}:"))),
+            "no error at {path} in {joined}"
+        );
+    }
+}
+
+#[test]
+fn keys_an_mcp_import_drops_are_warnings() {
+    let imported = parse(
+        json!({"tools": [{
+            "name": "t", "description": "d",
+            "inputSchema": {
+                "type": "object", "$schema": "x", "minProperties": 1,
+                "properties": {"p": {"type": "string", "description": "d", "default": "a"}},
+                "required": ["p", "ghost"]
+            },
+            "annotations": {"readOnlyHint": true, "colour": "red"}
+        }]})
+        .to_string()
+        .as_bytes(),
+    )
+    .unwrap();
+    let warnings: Vec<String> = imported.warnings.iter().map(|w| w.path.clone()).collect();
+    for path in [
+        "tools[0].inputSchema.minProperties",
+        "tools[0].inputSchema.properties.p.default",
+        "tools[0].inputSchema.required[1]",
+        "tools[0].annotations.colour",
+    ] {
+        assert!(
+            warnings.contains(&path.to_owned()),
+            "no warning at {path}: {warnings:?}"
+        );
+    }
+    assert!(!warnings.iter().any(|w| w.contains("$schema")));
+    assert!(imported.tools[0].parameters[0].required);
 }

@@ -486,3 +486,88 @@ fn a_tool_round_trips_through_its_draft() {
     };
     assert_eq!(ToolDraft::from_tool(&tool).parse().unwrap(), tool);
 }
+
+fn named(id: &str) -> Tool {
+    Tool {
+        id: id.into(),
+        description: format!("Tool {id}"),
+        ..Tool::default()
+    }
+}
+
+fn ids(tools: &[Tool]) -> Vec<&str> {
+    tools.iter().map(|t| t.id.as_str()).collect()
+}
+
+#[test]
+fn edits_add_replace_delete_and_move_tools_in_place() {
+    let mut tools = vec![named("a"), named("b"), named("c")];
+    let save = |original: Option<&str>, tool: Tool| ToolEdit::Save {
+        original_id: original.map(str::to_owned),
+        tool,
+    };
+    save(None, named("d")).apply(&mut tools).unwrap();
+    assert_eq!(ids(&tools), ["a", "b", "c", "d"]);
+    // A rename keeps the place.
+    save(Some("b"), named("b2")).apply(&mut tools).unwrap();
+    assert_eq!(ids(&tools), ["a", "b2", "c", "d"]);
+    ToolEdit::Move("c".into(), MoveDirection::Up)
+        .apply(&mut tools)
+        .unwrap();
+    assert_eq!(ids(&tools), ["a", "c", "b2", "d"]);
+    // At an end, a move changes nothing.
+    ToolEdit::Move("a".into(), MoveDirection::Up)
+        .apply(&mut tools)
+        .unwrap();
+    ToolEdit::Move("d".into(), MoveDirection::Down)
+        .apply(&mut tools)
+        .unwrap();
+    assert_eq!(ids(&tools), ["a", "c", "b2", "d"]);
+    ToolEdit::Delete("c".into()).apply(&mut tools).unwrap();
+    assert_eq!(ids(&tools), ["a", "b2", "d"]);
+}
+
+#[test]
+fn a_refused_edit_changes_nothing() {
+    let mut tools = vec![named("a"), named("b")];
+    let before = tools.clone();
+    let refused = [
+        (
+            ToolEdit::Save {
+                original_id: None,
+                tool: named("b"),
+            },
+            EditRefused::DuplicateId,
+        ),
+        (
+            ToolEdit::Save {
+                original_id: Some("a".into()),
+                tool: named("b"),
+            },
+            EditRefused::DuplicateId,
+        ),
+        (
+            ToolEdit::Save {
+                original_id: Some("x".into()),
+                tool: named("x"),
+            },
+            EditRefused::NotFound,
+        ),
+        (ToolEdit::Delete("x".into()), EditRefused::NotFound),
+        (
+            ToolEdit::Move("x".into(), MoveDirection::Down),
+            EditRefused::NotFound,
+        ),
+    ];
+    for (edit, why) in refused {
+        assert_eq!(edit.apply(&mut tools), Err(why), "{edit:?}");
+        assert_eq!(tools, before);
+    }
+    // Saving a tool under its own id is no clash.
+    ToolEdit::Save {
+        original_id: Some("a".into()),
+        tool: named("a"),
+    }
+    .apply(&mut tools)
+    .unwrap();
+}

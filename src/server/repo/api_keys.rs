@@ -36,6 +36,7 @@ pub async fn create(
     key: &str,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
+    let _turn = db.writing().await;
     on_db!(db, pool => sqlx::query_scalar::<_, i64>(
         "INSERT INTO api_keys (app_id, name, prefix, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
     )
@@ -73,6 +74,7 @@ pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<ApiKeySummary>, sq
 
 /// Revokes key `key_id` of app `app_id`; `false` when there is no such live key.
 pub async fn revoke(db: &Db, app_id: i64, key_id: i64, now_ms: i64) -> Result<bool, sqlx::Error> {
+    let _turn = db.writing().await;
     on_db!(db, pool => sqlx::query(
         "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND app_id = $3 AND revoked_at IS NULL",
     )
@@ -84,15 +86,31 @@ pub async fn revoke(db: &Db, app_id: i64, key_id: i64, now_ms: i64) -> Result<bo
     .map(|done| done.rows_affected() > 0))
 }
 
+/// "Last used" is recorded to the minute: a busy key costs a read per
+/// request, not a write.
+const LAST_USED_RESOLUTION_MS: i64 = 60_000;
+
 /// The app a live key belongs to (and records its use), or `None` for an
 /// unknown or revoked key.
 pub async fn authenticate(db: &Db, key: &str, now_ms: i64) -> Result<Option<i64>, sqlx::Error> {
-    let app_id: Option<i64> = on_db!(db, pool => sqlx::query_scalar::<_, i64>(
-        "UPDATE api_keys SET last_used_at = $1 WHERE key_hash = $2 AND revoked_at IS NULL RETURNING app_id",
+    let key_hash = hash(key);
+    let found: Option<(i64, i64, Option<i64>)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT id, app_id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
     )
-    .bind(now_ms)
-    .bind(hash(key))
+    .bind(&key_hash)
     .fetch_optional(pool)
     .await)?;
-    Ok(app_id)
+    let Some((id, app_id, last_used_at)) = found else {
+        return Ok(None);
+    };
+    if last_used_at.is_none_or(|at| now_ms - at >= LAST_USED_RESOLUTION_MS) {
+        let _turn = db.writing().await;
+        on_db!(db, pool => sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
+            .bind(now_ms)
+            .bind(id)
+            .execute(pool)
+            .await
+            .map(|_| ()))?;
+    }
+    Ok(Some(app_id))
 }

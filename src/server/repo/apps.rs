@@ -8,12 +8,16 @@ use crate::{
     on_db,
     server::db::Db,
 };
+use std::sync::Arc;
 
 /// An app as loaded for its owner: its row id (for the tools' foreign keys)
 /// and its fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredApp {
     pub id: i64,
+    /// With `id`, names this app and no other, ever: SQLite may give a
+    /// deleted app's id to the next app created.
+    pub created_at: i64,
     pub details: AppDetails,
     /// An imported legacy `settings` array, verbatim.
     pub settings: Option<serde_json::Value>,
@@ -28,6 +32,7 @@ struct AppRow {
     version: String,
     public_url: String,
     revision: i64,
+    created_at: i64,
     updated_at: i64,
     settings_json: Option<String>,
 }
@@ -36,6 +41,7 @@ impl From<AppRow> for StoredApp {
     fn from(row: AppRow) -> Self {
         StoredApp {
             id: row.id,
+            created_at: row.created_at,
             // Written only by the console from valid JSON; unreadable is treated as absent.
             settings: row
                 .settings_json
@@ -70,6 +76,7 @@ pub async fn create(
     input: &AppInput,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
+    let _turn = db.writing().await;
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let app_id: i64 = sqlx::query_scalar(
@@ -85,8 +92,10 @@ pub async fn create(
         .bind(now_ms)
         .fetch_one(&mut *tx)
         .await?;
-        record_revision!(tx, app_id, 1_i64, author, Change::CreatedApp, now_ms).await?;
+        let config = fetch_config!(tx, app_id).await?;
+        record_revision!(tx, app_id, 1_i64, author, Change::CreatedApp, now_ms, &config).await?;
         tx.commit().await?;
+        db.configs().put(app_id, 1, Arc::new(config));
         Ok(app_id)
     })
 }
@@ -122,7 +131,7 @@ pub async fn find_for_owner(
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
     let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
+        "SELECT id, package_name, name, description, version, public_url, revision, created_at, updated_at, settings_json \
          FROM apps WHERE owner_id = $1 AND package_name = $2",
     )
     .bind(owner_id)
@@ -139,7 +148,7 @@ pub async fn find_by_package(
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
     let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
+        "SELECT id, package_name, name, description, version, public_url, revision, created_at, updated_at, settings_json \
          FROM apps WHERE package_name = $1",
     )
     .bind(package_name)
@@ -148,17 +157,32 @@ pub async fn find_by_package(
     Ok(row.map(StoredApp::from))
 }
 
-/// The app's whole configuration, as the exports render it.
-pub async fn load_config(db: &Db, app: &StoredApp) -> Result<AppConfig, sqlx::Error> {
+/// The app's whole configuration at the revision it was loaded at (`app`),
+/// as the pages and exports show it: from the cache when it is there.
+pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sqlx::Error> {
+    let revision = app.details.revision;
+    if let Some(config) = db.configs().get(app.id, revision) {
+        return Ok(config);
+    }
     let tools = super::tools::list_for_app(db, app.id).await?;
-    Ok(AppConfig {
+    let config = Arc::new(AppConfig {
         name: app.details.name.clone(),
         description: app.details.description.clone(),
         version: app.details.version.clone(),
         public_url: app.details.public_url.clone(),
         settings: app.settings.clone(),
         tools,
-    })
+    });
+    // The tools were read after the app: kept only if no change came in
+    // between (every change bumps the revision).
+    let now: Option<i64> = on_db!(db, pool => sqlx::query_scalar("SELECT revision FROM apps WHERE id = $1")
+        .bind(app.id)
+        .fetch_optional(pool)
+        .await)?;
+    if now == Some(revision) {
+        db.configs().put(app.id, revision, config.clone());
+    }
+    Ok(config)
 }
 
 /// Updates the app's own fields (never its package name) if it is still at
@@ -171,6 +195,8 @@ pub async fn update(
     author: &Author,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
+    let _turn = db.writing().await;
+    let base = db.configs().get(app_id, expected_revision);
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -186,8 +212,17 @@ pub async fn update(
         .bind(app_id)
         .execute(&mut *tx)
         .await?;
-        record_revision!(tx, app_id, revision, author, Change::EditedDetails, now_ms).await?;
+        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
+            config.name = input.name.clone();
+            config.description = input.description.clone();
+            config.version = input.version.clone();
+            config.public_url = input.public_url.clone();
+            true
+        })
+        .await?;
+        record_revision!(tx, app_id, revision, author, Change::EditedDetails, now_ms, &config).await?;
         tx.commit().await?;
+        db.configs().put(app_id, revision, Arc::new(config));
         Ok(Revised::Applied(revision))
     })
 }
@@ -195,10 +230,17 @@ pub async fn update(
 /// Deletes the owner's app and, by cascade, its tools. `false` when there
 /// is no such app of theirs.
 pub async fn delete(db: &Db, owner_id: i64, package_name: &str) -> Result<bool, sqlx::Error> {
-    on_db!(db, pool => sqlx::query("DELETE FROM apps WHERE owner_id = $1 AND package_name = $2")
-        .bind(owner_id)
-        .bind(package_name)
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected() > 0))
+    let _turn = db.writing().await;
+    let deleted: Option<i64> = on_db!(db, pool => sqlx::query_scalar(
+        "DELETE FROM apps WHERE owner_id = $1 AND package_name = $2 RETURNING id",
+    )
+    .bind(owner_id)
+    .bind(package_name)
+    .fetch_optional(pool)
+    .await)?;
+    if let Some(app_id) = deleted {
+        // SQLite may give this id to the next app created.
+        db.configs().forget(app_id);
+    }
+    Ok(deleted.is_some())
 }

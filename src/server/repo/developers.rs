@@ -26,6 +26,7 @@ pub async fn create(
     password_hash: &str,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
+    let _turn = db.writing().await;
     on_db!(db, pool => sqlx::query_scalar::<_, i64>(
         "INSERT INTO developers (email, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
     )

@@ -1,45 +1,73 @@
+//! Log-in attempts that have not (yet) succeeded, for throttling. An attempt
+//! is written *before* its password is checked and counted with every other
+//! attempt in the window, so parallel attempts cannot slip past the limit
+//! together; a refused attempt is taken back, a failed one stays, a
+//! successful log-in clears its email's.
+
 use crate::{on_db, server::db::Db};
 
-pub async fn record(db: &Db, email: &str, client: &str, at_ms: i64) -> Result<(), sqlx::Error> {
-    on_db!(db, pool => sqlx::query(
-        "INSERT INTO login_failures (email, client, attempted_at) VALUES ($1, $2, $3)",
+/// Writes an attempt for `email` from `client` at `at_ms`: its row id.
+pub async fn record(db: &Db, email: &str, client: &str, at_ms: i64) -> Result<i64, sqlx::Error> {
+    let _turn = db.writing().await;
+    on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+        "INSERT INTO login_failures (email, client, attempted_at) VALUES ($1, $2, $3) RETURNING id",
     )
     .bind(email)
     .bind(client)
     .bind(at_ms)
-    .execute(pool)
-    .await
-    .map(|_| ()))
+    .fetch_one(pool)
+    .await)
 }
 
-/// Times of the failures for `email` at or after `since_ms`.
-pub async fn since_for_email(db: &Db, email: &str, since_ms: i64) -> Result<Vec<i64>, sqlx::Error> {
+/// Takes back the attempt `id` (one that was refused before any checking).
+pub async fn withdraw(db: &Db, id: i64) -> Result<(), sqlx::Error> {
+    let _turn = db.writing().await;
+    on_db!(db, pool => sqlx::query("DELETE FROM login_failures WHERE id = $1")
+        .bind(id)
+        .execute(pool)
+        .await
+        .map(|_| ()))
+}
+
+/// Times of the attempts for `email` at or after `since_ms`, but `except_id`.
+pub async fn since_for_email(
+    db: &Db,
+    email: &str,
+    since_ms: i64,
+    except_id: i64,
+) -> Result<Vec<i64>, sqlx::Error> {
     on_db!(db, pool => sqlx::query_scalar::<_, i64>(
-        "SELECT attempted_at FROM login_failures WHERE email = $1 AND attempted_at >= $2",
+        "SELECT attempted_at FROM login_failures \
+         WHERE email = $1 AND attempted_at >= $2 AND id <> $3",
     )
     .bind(email)
     .bind(since_ms)
+    .bind(except_id)
     .fetch_all(pool)
     .await)
 }
 
-/// Times of the failures from `client` at or after `since_ms`.
+/// Times of the attempts from `client` at or after `since_ms`, but `except_id`.
 pub async fn since_for_client(
     db: &Db,
     client: &str,
     since_ms: i64,
+    except_id: i64,
 ) -> Result<Vec<i64>, sqlx::Error> {
     on_db!(db, pool => sqlx::query_scalar::<_, i64>(
-        "SELECT attempted_at FROM login_failures WHERE client = $1 AND attempted_at >= $2",
+        "SELECT attempted_at FROM login_failures \
+         WHERE client = $1 AND attempted_at >= $2 AND id <> $3",
     )
     .bind(client)
     .bind(since_ms)
+    .bind(except_id)
     .fetch_all(pool)
     .await)
 }
 
 /// Forgets the failures of `email` (after a successful log-in).
 pub async fn clear_for_email(db: &Db, email: &str) -> Result<(), sqlx::Error> {
+    let _turn = db.writing().await;
     on_db!(db, pool => sqlx::query("DELETE FROM login_failures WHERE email = $1")
         .bind(email)
         .execute(pool)
@@ -49,6 +77,7 @@ pub async fn clear_for_email(db: &Db, email: &str) -> Result<(), sqlx::Error> {
 
 /// Deletes failures older than `before_ms`; they no longer count.
 pub async fn prune(db: &Db, before_ms: i64) -> Result<u64, sqlx::Error> {
+    let _turn = db.writing().await;
     on_db!(db, pool => sqlx::query("DELETE FROM login_failures WHERE attempted_at < $1")
         .bind(before_ms)
         .execute(pool)

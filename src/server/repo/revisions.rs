@@ -74,14 +74,18 @@ pub async fn replace(
     author: &Author,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
+    let _turn = db.writing().await;
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(Revised::Stale);
         };
         replace_config!(tx, app_id, config).await?;
-        record_revision!(tx, app_id, revision, author, change, now_ms).await?;
+        // Read back: exactly what is stored now.
+        let stored = fetch_config!(tx, app_id).await?;
+        record_revision!(tx, app_id, revision, author, change, now_ms, &stored).await?;
         tx.commit().await?;
+        db.configs().put(app_id, revision, std::sync::Arc::new(stored));
         Ok(Revised::Applied(revision))
     })
 }

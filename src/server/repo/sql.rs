@@ -70,13 +70,36 @@ macro_rules! fetch_config {
     };
 }
 
-/// Records revision `$revision` of the app as it now is, by `$author`.
-macro_rules! record_revision {
-    ($tx:ident, $app_id:expr, $revision:expr, $author:expr, $change:expr, $now:expr) => {
+/// The app's configuration after the change `$tx` is making: `$base` (the
+/// cached configuration at the revision the change started from) with the
+/// change made to it by `$edit` (a closure returning whether it applied), or,
+/// when not cached or when the edit does not fit, read back inside `$tx`.
+macro_rules! config_after {
+    ($tx:ident, $app_id:expr, $base:expr, $edit:expr) => {
         async {
-            let config = fetch_config!($tx, $app_id).await?;
+            let base: Option<std::sync::Arc<$crate::domain::config::AppConfig>> = $base;
+            if let Some(base) = base {
+                let mut config = (*base).clone();
+                if ($edit)(&mut config) {
+                    return Ok::<_, sqlx::Error>(config);
+                }
+                tracing::warn!(
+                    app = $app_id,
+                    "the cached configuration did not fit the change"
+                );
+            }
+            fetch_config!($tx, $app_id).await
+        }
+    };
+}
+
+/// Records revision `$revision` of the app, `$config` (as it now is), by `$author`.
+macro_rules! record_revision {
+    ($tx:ident, $app_id:expr, $revision:expr, $author:expr, $change:expr, $now:expr, $config:expr) => {
+        async {
+            let config: &$crate::domain::config::AppConfig = $config;
             let snapshot =
-                serde_json::to_string(&config).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+                serde_json::to_string(config).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
             sqlx::query(
                 "INSERT INTO app_revisions \
                  (app_id, revision, author_id, author_email, created_at, summary, snapshot) \
@@ -91,7 +114,7 @@ macro_rules! record_revision {
             .bind(snapshot)
             .execute(&mut *$tx)
             .await?;
-            Ok::<_, sqlx::Error>(config)
+            Ok::<_, sqlx::Error>(())
         }
     };
 }

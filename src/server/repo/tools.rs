@@ -5,13 +5,14 @@
 use super::Author;
 use crate::{
     domain::{
+        config::AppConfig,
         revision::Change,
-        tool::{MoveDirection, ParamType, Parameter, Tool, ToolHints},
+        tool::{MoveDirection, ParamType, Parameter, Tool, ToolEdit, ToolHints},
     },
     on_db,
     server::db::Db,
 };
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
 
 /// The outcome of a guarded write.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,9 +97,16 @@ pub(crate) fn assemble(
         .collect()
 }
 
-/// An app's tools, in order.
+/// An app's tools, in order, read from the database.
 pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error> {
     on_db!(db, pool => fetch_tools!(pool, app_id).await)
+}
+
+/// A write that applied: kept as the app's configuration at `revision`.
+fn applied(db: &Db, app_id: i64, revision: i64, config: AppConfig) -> ToolWrite {
+    let tools = config.tools.clone();
+    db.configs().put(app_id, revision, Arc::new(config));
+    ToolWrite::Applied { revision, tools }
 }
 
 /// Creates `tool` (when `original_id` is `None`, at the end) or replaces the
@@ -112,6 +120,12 @@ pub async fn save(
     author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
+    let _turn = db.writing().await;
+    let base = db.configs().get(app_id, expected_revision);
+    let edit = ToolEdit::Save {
+        original_id: original_id.map(str::to_owned),
+        tool: tool.clone(),
+    };
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -158,9 +172,13 @@ pub async fn save(
                 Change::AddedTool(tool.id.clone())
             }
         };
-        let config = record_revision!(tx, app_id, revision, author, change, now_ms).await?;
+        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
+            edit.apply(&mut config.tools).is_ok()
+        })
+        .await?;
+        record_revision!(tx, app_id, revision, author, change, now_ms, &config).await?;
         tx.commit().await?;
-        Ok(ToolWrite::Applied { revision, tools: config.tools })
+        Ok(applied(db, app_id, revision, config))
     })
 }
 
@@ -173,6 +191,9 @@ pub async fn delete(
     author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
+    let _turn = db.writing().await;
+    let base = db.configs().get(app_id, expected_revision);
+    let edit = ToolEdit::Delete(tool_id.to_owned());
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -188,9 +209,13 @@ pub async fn delete(
             return Ok(ToolWrite::NotFound);
         }
         let change = Change::DeletedTool(tool_id.to_owned());
-        let config = record_revision!(tx, app_id, revision, author, change, now_ms).await?;
+        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
+            edit.apply(&mut config.tools).is_ok()
+        })
+        .await?;
+        record_revision!(tx, app_id, revision, author, change, now_ms, &config).await?;
         tx.commit().await?;
-        Ok(ToolWrite::Applied { revision, tools: config.tools })
+        Ok(applied(db, app_id, revision, config))
     })
 }
 
@@ -204,6 +229,9 @@ pub async fn move_tool(
     author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
+    let _turn = db.writing().await;
+    let base = db.configs().get(app_id, expected_revision);
+    let edit = ToolEdit::Move(tool_id.to_owned(), direction);
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -232,8 +260,12 @@ pub async fn move_tool(
                 .await?;
         }
         let change = Change::MovedTool(tool_id.to_owned(), direction);
-        let config = record_revision!(tx, app_id, revision, author, change, now_ms).await?;
+        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
+            edit.apply(&mut config.tools).is_ok()
+        })
+        .await?;
+        record_revision!(tx, app_id, revision, author, change, now_ms, &config).await?;
         tx.commit().await?;
-        Ok(ToolWrite::Applied { revision, tools: config.tools })
+        Ok(applied(db, app_id, revision, config))
     })
 }

@@ -396,7 +396,7 @@ pub fn ToolEditor(
                     field="max_calls"
                     value=max_calls
                     errors
-                    kind="number"
+                    numeric=true
                     hint="Optional, 1 to 100 calls per response (Tambo)."
                 />
             </div>
@@ -475,7 +475,10 @@ fn EditorField(
     value: RwSignal<String>,
     errors: EditorErrors,
     #[prop(optional)] hint: Option<&'static str>,
-    #[prop(default = "text")] kind: &'static str,
+    /// A whole number: a numeric keyboard, but still text, so that whatever
+    /// is typed reaches the same check as on the server.
+    #[prop(optional)]
+    numeric: bool,
 ) -> impl IntoView {
     let error_id = format!("{id}-error");
     let hint_id = format!("{id}-hint");
@@ -483,7 +486,6 @@ fn EditorField(
         Some(_) => format!("{hint_id} {error_id}"),
         None => error_id.clone(),
     };
-    let numeric = kind == "number";
     view! {
         <div class="field">
             <label for=id>{label}</label>
@@ -491,12 +493,9 @@ fn EditorField(
             <input
                 id=id
                 name=field
-                type=kind
+                type="text"
                 autocomplete="off"
                 spellcheck="false"
-                min=numeric.then_some("1")
-                max=numeric.then_some("100")
-                step=numeric.then_some("1")
                 inputmode=numeric.then_some("numeric")
                 prop:value=move || value.get()
                 on:input=move |ev| {

@@ -1,10 +1,5 @@
 use crate::{
-    api::{
-        apps::{get_app, DeleteApp, SaveApp},
-        keys::list_api_keys,
-        tools::get_tools,
-        AppError,
-    },
+    api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
     domain::url::encode_component,
     ui::components::{
         api_keys::ApiKeysSection,
@@ -47,15 +42,9 @@ pub fn AppPage() -> impl IntoView {
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
                 Suspend::new(async move {
-                    let loaded = async {
-                        let app = get_app(package_name.clone()).await?;
-                        let tools = get_tools(package_name.clone()).await?;
-                        let keys = list_api_keys(package_name).await?;
-                        Ok::<_, AppError>((app, tools, keys))
-                    };
-                    match loaded.await {
+                    match get_app_page(package_name).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok((app, tools, keys)) => {
+                        Ok(AppPage { app, tools, keys }) => {
                             let name = app.name.clone();
                             let package = app.package_name.clone();
                             let base = format!("/console/apps/{}", encode_component(&package));
@@ -72,7 +61,7 @@ pub fn AppPage() -> impl IntoView {
                                     </div>
                                     <AppEditor
                                         app
-                                        tools=tools.tools
+                                        tools
                                         notice
                                         initial_error=save_error
                                     />

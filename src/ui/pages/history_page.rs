@@ -110,7 +110,7 @@ fn RevisionItem(
     view! {
         <li class="revision" id=format!("revision-{number}")>
             <div class="revision-head">
-                <h3>
+                <h3 id=format!("revision-{number}-title")>
                     {format!("Revision {number}")}
                     {is_current.then(|| view! { <span class="badge">"current"</span> })}
                 </h3>
@@ -127,7 +127,7 @@ fn RevisionItem(
                     <input type="hidden" name="package_name" value=package/>
                     <input type="hidden" name="revision" value=number.to_string()/>
                     <input type="hidden" name="current_revision" value=current.to_string()/>
-                    <button type="submit" aria-label=format!("Restore revision {number}")>
+                    <button type="submit" aria-describedby=format!("revision-{number}-title")>
                         "Restore"
                     </button>
                 </form>

@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""`make bench`: measure the console against its floors and write BENCHMARKS.md.
+
+Expects the release build (scripts/bench.sh makes it): the server
+(target/release/toolwright), the bench helper (target/release/toolwright-bench)
+and the site (target/site). Loopback only; a few minutes in all.
+"""
+
+import json
+import os
+import platform
+import re
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
+SERVER = TARGET / "release" / "toolwright"
+HELPER = TARGET / "release" / "toolwright-bench"
+ADDR = os.environ.get("BENCH_ADDR", "127.0.0.1:3400")
+BASE = f"http://{ADDR}"
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SECONDS = int(os.environ.get("BENCH_SECONDS", "5"))
+
+
+def log(message):
+    print(f"==> {message}", file=sys.stderr, flush=True)
+
+
+def helper(*args, env=None):
+    out = subprocess.run([str(HELPER), *args], check=True, capture_output=True, text=True, env=env)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
+
+
+def wrk(path, connections, threads, headers=(), script=None, env=None, seconds=SECONDS):
+    command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
+    for header in headers:
+        command += ["-H", header]
+    if script:
+        command += ["-s", str(ROOT / "bench" / script)]
+    command.append(BASE + path)
+    out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
+    result = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))}
+    for label, key in (("50%", "p50_ms"), ("99%", "p99_ms")):
+        match = re.search(rf"^\s+{re.escape(label)}\s+([\d.]+)(us|ms|s)\s*$", out, re.M)
+        result[key] = float(match.group(1)) * UNITS[match.group(2)]
+    non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
+    result["errors"] = int(non_2xx.group(1)) if non_2xx else 0
+    failed = re.search(r"FAILED_SAVES (\d+)", out)
+    if failed:
+        result["errors"] += int(failed.group(1))
+    return result
+
+
+def fetch(path, headers=None, data=None):
+    request = urllib.request.Request(BASE + path, data=data, headers=headers or {})
+    with urllib.request.urlopen(request) as response:
+        return response.read(), response.headers
+
+
+def median(runs, key):
+    return statistics.median(run[key] for run in runs)
+
+
+def main():
+    for tool in ("wrk",):
+        if subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True).returncode:
+            sys.exit(f"{tool} is missing: run scripts/ensure-tools.sh bench")
+    for binary in (SERVER, HELPER):
+        if not binary.exists():
+            sys.exit(f"{binary} is missing: run scripts/bench.sh")
+
+    work = tempfile.mkdtemp(prefix="toolwright-bench-")
+    database = f"sqlite://{work}/bench.db"
+    log("seeding 17 apps of 100 tools with 10 parameters each")
+    seeded = helper("seed", database)
+
+    log(f"starting the release server on {ADDR}")
+    env = dict(os.environ, DATABASE_URL=database, LEPTOS_SITE_ADDR=ADDR, LEPTOS_ENV="PROD",
+               LEPTOS_SITE_ROOT=str(ROOT / "target" / "site"), RUST_LOG="warn")
+    server = subprocess.Popen([str(SERVER)], cwd=ROOT, env=env)
+    try:
+        for _ in range(100):
+            try:
+                fetch("/healthz")
+                break
+            except OSError:
+                time.sleep(0.1)
+        body = f"email=bench%40example.com&password=correct+horse+battery+staple".encode()
+        _, headers = fetch("/api/login", {"Accept": "application/json",
+                                          "Content-Type": "application/x-www-form-urlencoded"}, body)
+        cookie = next(v.split(";")[0] for k, v in headers.items() if k.lower() == "set-cookie"
+                      and v.startswith("toolwright_session="))
+        key = seeded["key"]
+        results = {name: [] for name in ("save", "save_floor", "export", "export_floor", "page",
+                                           "page_alone", "healthz_idle", "healthz_login", "login")}
+        for run in range(1, RUNS + 1):
+            log(f"run {run} of {RUNS}")
+            revisions = helper("revisions", database)
+            wrk_env = dict(os.environ, BENCH_COOKIE=cookie,
+                           BENCH_REVISIONS=",".join(f"{k}={v}" for k, v in revisions.items()))
+            results["save"].append(wrk("/", 16, 16, script="save.lua", env=wrk_env))
+            results["save_floor"].append(helper("floor-save", database, "16", str(SECONDS)))
+            results["export"].append(wrk("/api/v1/apps/bench.app00/config?format=mentra", 16, 2,
+                                         headers=[f"Authorization: Bearer {key}"]))
+            results["export_floor"].append(helper("floor-export", database, "2", str(SECONDS)))
+            results["page"].append(wrk("/console/apps/bench.app00", 16, 2, headers=[f"Cookie: {cookie}"]))
+            results["page_alone"].append(wrk("/console/apps/bench.app00", 1, 1, headers=[f"Cookie: {cookie}"]))
+            results["healthz_idle"].append(wrk("/healthz", 4, 2))
+            login = subprocess.Popen(
+                ["wrk", "-t8", "-c8", f"-d{SECONDS + 1}s", "--latency", "-s", str(ROOT / "bench" / "login.lua"),
+                 BASE + "/api/login"], stdout=subprocess.PIPE, text=True)
+            time.sleep(0.5)
+            results["healthz_login"].append(wrk("/healthz", 4, 2))
+            login_out = login.communicate()[0]
+            results["login"].append({"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", login_out).group(1))})
+
+        log("measuring the first load of the app page")
+        first_load = {}
+        for encoding in ("gzip", "br"):
+            html, _ = fetch("/console/apps/bench.app00", {"Cookie": cookie, "Accept-Encoding": encoding})
+            total = len(html)
+            for asset in ("/pkg/toolwright.js", "/pkg/toolwright.wasm", "/pkg/toolwright.css"):
+                content, headers = fetch(asset, {"Accept-Encoding": encoding})
+                total += len(content)
+                first_load[f"{asset}:{encoding}"] = (len(content), headers.get("Content-Encoding", "identity"))
+            first_load[encoding] = total
+            first_load[f"html:{encoding}"] = len(html)
+        raw = sum(len(fetch(p)[0]) for p in ("/pkg/toolwright.js", "/pkg/toolwright.wasm", "/pkg/toolwright.css"))
+        raw += len(fetch("/console/apps/bench.app00", {"Cookie": cookie})[0])
+        rss_kb = int(re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{server.pid}/status").read_text()).group(1))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+
+    write_report(results, first_load, raw, rss_kb)
+
+
+def ratio(a, b):
+    return a / b if b else float("nan")
+
+
+def mark(ok):
+    return "✅ met" if ok else "❌ not met"
+
+
+def write_report(results, first_load, raw, rss_kb):
+    m = {name: {k: median(runs, k) for k in runs[0]} for name, runs in results.items()}
+    save, save_floor = m["save"], m["save_floor"]
+    export, export_floor = m["export"], m["export_floor"]
+    page, alone, idle, busy = m["page"], m["page_alone"], m["healthz_idle"], m["healthz_login"]
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor())
+    memory = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1)) // 1024 // 1024
+    rustc = subprocess.run(["rustc", "--version"], capture_output=True, text=True).stdout.strip()
+    kb = lambda n: f"{n / 1024:.0f} KB"
+    gz, br = first_load["gzip"], first_load["br"]
+    lines = [
+        "# Benchmarks",
+        "",
+        "Written by `make bench` (scripts/bench.py); do not edit by hand.",
+        "",
+        f"- Machine: {os.cpu_count()} cores ({cpu}), {memory} GiB, {platform.system()} {platform.release()}",
+        f"- Date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- Command: `make bench` — release build, SQLite, loopback, wrk; {RUNS} runs of {SECONDS} s per "
+        "scenario, medians shown",
+        f"- {rustc}",
+        "- Data: 17 apps of 100 tools with 10 parameters each (one app for reading, 16 for saving)",
+        "",
+        "Every figure is a ratio against a floor measured in the same run where there is one: the floor is the "
+        "same work done in-process, without HTTP, sessions or server functions.",
+        "",
+        "| scenario | figure | floor (same run) | ratio | target |",
+        "| --- | --- | --- | --- | --- |",
+        f"| 1. save a tool (server function, session, 16 connections) | {save['rps']:.0f} req/s, "
+        f"p50 {save['p50_ms']:.2f} ms, p99 {save['p99_ms']:.2f} ms ({save['errors']:.0f} failed) | "
+        f"{save_floor['rps']:.0f} saves/s in-process, p99 {save_floor['p99_ms']:.2f} ms | "
+        f"{ratio(save['rps'], save_floor['rps']):.2f}× | ≥ 0.5× and p99 ≤ 10 ms: "
+        f"{mark(ratio(save['rps'], save_floor['rps']) >= 0.5 and save['p99_ms'] <= 10)} |",
+        f"| 2. export API, 100-tool app (16 connections) | {export['rps']:.0f} req/s, p99 {export['p99_ms']:.2f} ms | "
+        f"{export_floor['rps']:.0f} renders/s in-memory (2 threads) | {ratio(export['rps'], export_floor['rps']):.2f}× | "
+        f"≥ 0.5×: {mark(ratio(export['rps'], export_floor['rps']) >= 0.5)} |",
+        f"| 3. app page SSR, 100 tools | one connection: p50 {alone['p50_ms']:.2f} ms, p99 {alone['p99_ms']:.2f} ms; "
+        f"16 connections: {page['rps']:.0f} req/s, p50 {page['p50_ms']:.2f} ms, p99 {page['p99_ms']:.2f} ms | — | — | "
+        f"p50 ≤ 2 ms (one connection): {mark(alone['p50_ms'] <= 2)} |",
+        f"| 4. first load of the app page (HTML + JS + wasm + CSS) | {kb(gz)} gzip, {kb(br)} brotli "
+        f"(raw {kb(raw)}) | Mentra console: 627 KB gzip | {gz / (627 * 1024):.2f}× | ≤ 210 KB gzip: "
+        f"{mark(gz <= 210 * 1024)} |",
+        f"| 5. server memory after the run | RSS {rss_kb / 1024:.1f} MB | — | — | ≤ 64 MB: {mark(rss_kb <= 64 * 1024)} |",
+        f"| 6. `/healthz` p99 while 8 log-ins hash passwords | {busy['p99_ms']:.2f} ms "
+        f"({m['login']['rps']:.0f} log-ins/s) | idle: {idle['p99_ms']:.2f} ms | "
+        f"{ratio(busy['p99_ms'], idle['p99_ms']):.2f}× | ≤ 3× idle: "
+        f"{mark(ratio(busy['p99_ms'], idle['p99_ms']) <= 3)} |",
+        "",
+        "First load, per file (as transferred):",
+        "",
+        "| file | gzip | brotli |",
+        "| --- | --- | --- |",
+        f"| page HTML | {kb(first_load['html:gzip'])} | {kb(first_load['html:br'])} |",
+    ]
+    for asset in ("/pkg/toolwright.js", "/pkg/toolwright.wasm", "/pkg/toolwright.css"):
+        g, b = first_load[f"{asset}:gzip"], first_load[f"{asset}:br"]
+        lines.append(f"| `{asset}` | {kb(g[0])} ({g[1]}) | {kb(b[0])} ({b[1]}) |")
+    lines += ["", "Raw medians:", "", "```json", json.dumps(m, indent=2), "```", ""]
+    (ROOT / "BENCHMARKS.md").write_text("\n".join(lines))
+    log("wrote BENCHMARKS.md")
+    print("\n".join(lines[12:22]))
+
+
+if __name__ == "__main__":
+    main()

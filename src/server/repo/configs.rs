@@ -1,0 +1,101 @@
+//! Apps' configurations as they are at their latest revision, kept in memory.
+//!
+//! Every change to an app's configuration bumps its revision in the same
+//! transaction, so "app N at revision R" names one configuration, for good:
+//! an entry can never be stale, only superseded. Reads (the app page, the
+//! exports) take it from here instead of reading every tool and parameter
+//! again, and a write that starts from the cached revision works out the
+//! next configuration from it (see [`crate::domain::tool::ToolEdit`]) instead
+//! of reading the app back. The one id that can come back — SQLite reuses
+//! the highest row id after a delete — is forgotten when its app is deleted.
+
+use crate::domain::config::AppConfig;
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+};
+
+/// Apps kept at once; beyond that the cache starts over (a full reload of
+/// one app's configuration is a few milliseconds).
+const CAPACITY: usize = 32;
+
+#[derive(Debug, Default)]
+pub struct ConfigCache {
+    /// The newest revision seen of each app, and its configuration.
+    entries: Mutex<HashMap<i64, (i64, Arc<AppConfig>)>>,
+}
+
+impl ConfigCache {
+    /// App `app_id`'s configuration at `revision`, if kept.
+    pub fn get(&self, app_id: i64, revision: i64) -> Option<Arc<AppConfig>> {
+        let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        entries
+            .get(&app_id)
+            .filter(|(kept, _)| *kept == revision)
+            .map(|(_, config)| config.clone())
+    }
+
+    /// Keeps `config` as app `app_id`'s at `revision`, unless a newer
+    /// revision is kept already.
+    pub fn put(&self, app_id: i64, revision: i64, config: Arc<AppConfig>) {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries
+            .get(&app_id)
+            .is_some_and(|(kept, _)| *kept > revision)
+        {
+            return;
+        }
+        if entries.len() >= CAPACITY && !entries.contains_key(&app_id) {
+            entries.clear();
+        }
+        entries.insert(app_id, (revision, config));
+    }
+
+    /// Forgets app `app_id` (deleted).
+    pub fn forget(&self, app_id: i64) {
+        self.entries
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&app_id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(name: &str) -> Arc<AppConfig> {
+        Arc::new(AppConfig {
+            name: name.into(),
+            ..AppConfig::default()
+        })
+    }
+
+    #[test]
+    fn an_entry_answers_only_for_its_revision_and_never_goes_back() {
+        let cache = ConfigCache::default();
+        cache.put(1, 3, config("three"));
+        assert_eq!(cache.get(1, 3).unwrap().name, "three");
+        assert!(cache.get(1, 2).is_none());
+        assert!(cache.get(2, 3).is_none());
+        cache.put(1, 2, config("two"));
+        assert_eq!(
+            cache.get(1, 3).unwrap().name,
+            "three",
+            "an older revision is ignored"
+        );
+        cache.put(1, 4, config("four"));
+        assert!(cache.get(1, 3).is_none());
+        cache.forget(1);
+        assert!(cache.get(1, 4).is_none());
+    }
+
+    #[test]
+    fn it_stays_bounded() {
+        let cache = ConfigCache::default();
+        for app in 0..(CAPACITY as i64 * 3) {
+            cache.put(app, 1, config("x"));
+        }
+        assert!(cache.entries.lock().unwrap().len() <= CAPACITY);
+    }
+}
