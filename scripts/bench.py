@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import signal
 import statistics
 import subprocess
@@ -142,6 +143,7 @@ def main():
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+        shutil.rmtree(work, ignore_errors=True)
 
     write_report(results, first_load, raw, rss_kb)
 

@@ -1,9 +1,11 @@
 //! AI tools of an app: read, save, delete, reorder. Each write checks the
 //! session, the app's owner, every rule, and the revision the editor was
-//! loaded at, and answers with the app's tools as they now are.
+//! loaded at, and answers with the new revision and the edit as made.
 
 use super::AppError;
-use crate::domain::tool::{MoveDirection, ToolDraft, ToolsState};
+use crate::domain::tool::{MoveDirection, ToolDraft, ToolsState, ToolsWritten};
+#[cfg(feature = "ssr")]
+use crate::domain::tool::ToolEdit;
 use leptos::{prelude::*, server_fn::codec::Json};
 
 /// The app's tools and revision.
@@ -32,7 +34,7 @@ pub async fn save_tool(
     revision: i64,
     original_id: Option<String>,
     draft: ToolDraft,
-) -> Result<ToolsState, AppError> {
+) -> Result<ToolsWritten, AppError> {
     use crate::{
         api::context,
         server::{clock::now_ms, repo},
@@ -53,7 +55,7 @@ pub async fn save_tool(
     .await
     .map_err(context::internal)?;
     tracing::info!(developer = developer.id, package = %package_name, tool = %tool.id, "tool saved");
-    outcome(written)
+    outcome(written, ToolEdit::Save { original_id, tool })
 }
 
 #[server(prefix = "/api", endpoint = "tools/delete", input = Json)]
@@ -61,7 +63,7 @@ pub async fn delete_tool(
     package_name: String,
     revision: i64,
     tool_id: String,
-) -> Result<ToolsState, AppError> {
+) -> Result<ToolsWritten, AppError> {
     use crate::{
         api::context,
         server::{clock::now_ms, repo},
@@ -73,7 +75,7 @@ pub async fn delete_tool(
         .await
         .map_err(context::internal)?;
     tracing::info!(developer = developer.id, package = %package_name, tool = %tool_id, "tool deleted");
-    outcome(written)
+    outcome(written, ToolEdit::Delete(tool_id))
 }
 
 #[server(prefix = "/api", endpoint = "tools/move", input = Json)]
@@ -82,7 +84,7 @@ pub async fn move_tool(
     revision: i64,
     tool_id: String,
     direction: MoveDirection,
-) -> Result<ToolsState, AppError> {
+) -> Result<ToolsWritten, AppError> {
     use crate::{
         api::context,
         server::{clock::now_ms, repo},
@@ -101,14 +103,17 @@ pub async fn move_tool(
     )
     .await
     .map_err(context::internal)?;
-    outcome(written)
+    outcome(written, ToolEdit::Move(tool_id, direction))
 }
 
 #[cfg(feature = "ssr")]
-fn outcome(written: crate::server::repo::tools::ToolWrite) -> Result<ToolsState, AppError> {
+fn outcome(
+    written: crate::server::repo::tools::ToolWrite,
+    edit: ToolEdit,
+) -> Result<ToolsWritten, AppError> {
     use crate::{api::apps::STALE_MESSAGE, domain::FieldErrors, server::repo::tools::ToolWrite};
     match written {
-        ToolWrite::Applied { revision, tools } => Ok(ToolsState { revision, tools }),
+        ToolWrite::Applied { revision, .. } => Ok(ToolsWritten { revision, edit }),
         ToolWrite::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
         ToolWrite::NotFound => Err(AppError::NotFound),
         ToolWrite::DuplicateId => Err(FieldErrors::single(

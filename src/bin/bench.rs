@@ -34,6 +34,8 @@ pub const TOOLS: usize = 100;
 pub const PARAMETERS: usize = 10;
 pub const EMAIL: &str = "bench@example.com";
 pub const PASSWORD: &str = "correct horse battery staple";
+/// Accounts `login0@example.com`… for the log-in load, one per connection.
+pub const LOGIN_ACCOUNTS: usize = 8;
 
 fn app_name(index: usize) -> String {
     format!("bench.app{index:02}")
@@ -104,6 +106,12 @@ async fn seed(url: &str) -> Result<(), String> {
         id,
         email: EMAIL.to_owned(),
     };
+    // The accounts of the log-in load (bench/login.lua): one per connection.
+    for index in 0..LOGIN_ACCOUNTS {
+        repo::developers::create(&db, &format!("login{index}@example.com"), &hash, now_ms())
+            .await
+            .map_err(|e| e.to_string())?;
+    }
     for index in 0..APPS {
         let input = AppInput {
             package_name: app_name(index),

@@ -63,7 +63,7 @@ pub struct ToolsState {
 }
 
 /// One change to an app's list of tools, as the editor makes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ToolEdit {
     /// Adds `tool` at the end (`original_id` `None`) or puts it in the place
     /// of the tool now called `original_id`.
@@ -73,6 +73,16 @@ pub enum ToolEdit {
     },
     Delete(String),
     Move(String, MoveDirection),
+}
+
+/// What a tool write answers: the app's new revision and the edit as it was
+/// made (a saved tool as the server normalised it). The editor makes the
+/// edit on the list it had — the app's list at the revision it sent — which
+/// gives the app's list now, without the whole list coming back.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolsWritten {
+    pub revision: i64,
+    pub edit: ToolEdit,
 }
 
 /// Why a [`ToolEdit`] cannot be made.
@@ -90,46 +100,66 @@ impl ToolEdit {
     /// edit give the list at the next (the server's cache, the editor's view).
     /// Nothing changes when it is refused.
     pub fn apply(&self, tools: &mut Vec<Tool>) -> Result<(), EditRefused> {
-        let index_of = |tools: &[Tool], id: &str| tools.iter().position(|t| t.id == id);
+        self.apply_to(tools, |t| &t.id, Tool::clone)
+    }
+
+    /// [`ToolEdit::apply`] on any list that follows the tools one to one
+    /// (`id` gives an item's tool id, `make` the item of a saved tool): the
+    /// server keeps its tools' digests in step this way.
+    pub fn apply_to<T>(
+        &self,
+        items: &mut Vec<T>,
+        id: impl Fn(&T) -> &str,
+        make: impl FnOnce(&Tool) -> T,
+    ) -> Result<(), EditRefused> {
+        let index_of = |items: &[T], wanted: &str| items.iter().position(|t| id(t) == wanted);
         match self {
             ToolEdit::Save {
                 original_id: None,
                 tool,
             } => {
-                if index_of(tools, &tool.id).is_some() {
+                if index_of(items, &tool.id).is_some() {
                     return Err(EditRefused::DuplicateId);
                 }
-                tools.push(tool.clone());
+                items.push(make(tool));
             }
             ToolEdit::Save {
                 original_id: Some(original_id),
                 tool,
             } => {
-                let index = index_of(tools, original_id).ok_or(EditRefused::NotFound)?;
-                if tools
+                let index = index_of(items, original_id).ok_or(EditRefused::NotFound)?;
+                if items
                     .iter()
                     .enumerate()
-                    .any(|(i, t)| i != index && t.id == tool.id)
+                    .any(|(i, t)| i != index && id(t) == tool.id)
                 {
                     return Err(EditRefused::DuplicateId);
                 }
-                tools[index] = tool.clone();
+                items[index] = make(tool);
             }
-            ToolEdit::Delete(id) => {
-                let index = index_of(tools, id).ok_or(EditRefused::NotFound)?;
-                tools.remove(index);
+            ToolEdit::Delete(wanted) => {
+                let index = index_of(items, wanted).ok_or(EditRefused::NotFound)?;
+                items.remove(index);
             }
-            ToolEdit::Move(id, direction) => {
-                let index = index_of(tools, id).ok_or(EditRefused::NotFound)?;
+            ToolEdit::Move(wanted, direction) => {
+                let index = index_of(items, wanted).ok_or(EditRefused::NotFound)?;
                 let target = match direction {
                     MoveDirection::Up => index.saturating_sub(1),
-                    MoveDirection::Down => (index + 1).min(tools.len() - 1),
+                    MoveDirection::Down => (index + 1).min(items.len() - 1),
                 };
-                let moved = tools.remove(index);
-                tools.insert(target, moved);
+                let moved = items.remove(index);
+                items.insert(target, moved);
             }
         }
         Ok(())
+    }
+
+    /// The tool this edit stores anew, if any.
+    pub fn saved_tool(&self) -> Option<&Tool> {
+        match self {
+            ToolEdit::Save { tool, .. } => Some(tool),
+            _ => None,
+        }
     }
 }
 

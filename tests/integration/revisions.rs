@@ -424,3 +424,109 @@ async fn the_history_page_and_restore_work_over_http_for_the_owner_only() {
     assert_eq!(refused.app_error(), toolwright::api::AppError::NotFound);
     server.stop().await;
 }
+
+async fn count(db: &Db, sql: &str, app_id: i64) -> i64 {
+    toolwright::on_db!(db, pool => sqlx::query_scalar::<_, i64>(sql)
+        .bind(app_id)
+        .fetch_one(pool)
+        .await)
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_revision_stores_only_the_tools_it_changed() {
+    for test_db in TestDatabase::all().await {
+        let (db, app_id) = app(&test_db).await;
+        let me = alice();
+        let tools: Vec<Tool> = (0..20).map(|i| tool(&format!("tool_{i}"))).collect();
+        let config = AppConfig {
+            name: "Todo App".into(),
+            version: "1.0.0".into(),
+            public_url: "https://todo.example.com".into(),
+            tools,
+            ..AppConfig::default()
+        };
+        let imported = Change::Imported { tools: 20 };
+        repo::revisions::replace(&db, app_id, 1, &config, imported, &me, 2)
+            .await
+            .unwrap();
+        let stored = "SELECT COUNT(*) FROM revision_tools WHERE app_id = $1";
+        assert_eq!(count(&db, stored, app_id).await, 20, "{}", test_db.label());
+
+        // Editing one tool stores that one; moving and editing the app's
+        // details store none; saving a tool back as it was stores none.
+        let mut edited = tool("tool_3");
+        edited.description = "Edited".into();
+        repo::tools::save(&db, app_id, 2, Some("tool_3"), &edited, &me, 3)
+            .await
+            .unwrap();
+        assert_eq!(count(&db, stored, app_id).await, 21);
+        repo::tools::move_tool(&db, app_id, 3, "tool_3", MoveDirection::Up, &me, 4)
+            .await
+            .unwrap();
+        let details = AppInput {
+            package_name: "com.example.todo".into(),
+            name: "Renamed".into(),
+            description: String::new(),
+            version: "1.0.1".into(),
+            public_url: "https://todo.example.com".into(),
+        };
+        repo::apps::update(&db, app_id, 4, &details, &me, 5)
+            .await
+            .unwrap();
+        repo::tools::save(&db, app_id, 5, Some("tool_3"), &tool("tool_3"), &me, 6)
+            .await
+            .unwrap();
+        assert_eq!(count(&db, stored, app_id).await, 21, "{}", test_db.label());
+
+        // Every revision still reads back whole.
+        let third = repo::revisions::get(&db, app_id, 3).await.unwrap().unwrap();
+        assert_eq!(third.config.tools.len(), 20);
+        assert_eq!(third.config.tools[3], edited);
+        let fourth = repo::revisions::get(&db, app_id, 4).await.unwrap().unwrap();
+        assert_eq!(fourth.config.tools[2].id, "tool_3");
+        let sixth = repo::revisions::get(&db, app_id, 6).await.unwrap().unwrap();
+        assert_eq!(sixth.config.name, "Renamed");
+        assert_eq!(
+            sixth.config.tools,
+            config.tools[..2]
+                .iter()
+                .chain([&config.tools[3], &config.tools[2]])
+                .chain(&config.tools[4..])
+                .cloned()
+                .collect::<Vec<_>>()
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_revision_recorded_whole_before_tools_were_kept_by_content_still_reads() {
+    for test_db in TestDatabase::all().await {
+        let (db, app_id) = app(&test_db).await;
+        let config = AppConfig {
+            name: "Old".into(),
+            version: "0.9.0".into(),
+            public_url: "https://old.example.com".into(),
+            tools: vec![tool("legacy")],
+            ..AppConfig::default()
+        };
+        let snapshot = serde_json::to_string(&config).unwrap();
+        toolwright::on_db!(&db, pool => sqlx::query(
+            "INSERT INTO app_revisions (app_id, revision, author_id, author_email, created_at, summary, snapshot) \
+             VALUES ($1, 42, NULL, 'someone@example.com', 0, 'From before', $2)",
+        )
+        .bind(app_id)
+        .bind(&snapshot)
+        .execute(pool)
+        .await
+        .map(|_| ()))
+        .unwrap();
+        let old = repo::revisions::get(&db, app_id, 42)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(old.config, config, "{}", test_db.label());
+        db.close().await;
+    }
+}

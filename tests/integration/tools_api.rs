@@ -81,13 +81,22 @@ async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
     )
     .await;
     assert_eq!(status, 200, "{body}");
-    let state: Value = serde_json::from_str(&body).unwrap();
-    assert_eq!(state["revision"], 2);
-    assert_eq!(state["tools"][0]["id"], "add_todo");
+    // The answer is the new revision and the tool as saved (normalised)...
+    let written: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(written["revision"], 2);
+    let saved = &written["edit"]["Save"]["tool"];
+    assert_eq!(saved["id"], "add_todo");
     assert_eq!(
-        state["tools"][0]["activation_phrases"],
+        saved["activation_phrases"],
         json!(["add a reminder", "remind me to"])
     );
+    // ...which is what the app's list now holds.
+    let list = alice
+        .call("/api/tools/list", &[("package_name", "com.example.todo")])
+        .await;
+    let state: Value = serde_json::from_str(&list.body).unwrap();
+    assert_eq!(state["revision"], 2);
+    assert_eq!(&state["tools"][0], saved);
     server.stop().await;
 }
 

@@ -6,7 +6,7 @@ use crate::{
         revision::Change,
     },
     on_db,
-    server::db::Db,
+    server::{db::Db, repo::tools::Ahead},
 };
 use std::sync::Arc;
 
@@ -93,9 +93,11 @@ pub async fn create(
         .fetch_one(&mut *tx)
         .await?;
         let config = fetch_config!(tx, app_id).await?;
-        record_revision!(tx, app_id, 1_i64, author, Change::CreatedApp, now_ms, &config).await?;
+        let digests =
+            record_revision!(tx, app_id, 1_i64, author, Change::CreatedApp, now_ms, &config, None)
+                .await?;
         tx.commit().await?;
-        db.configs().put(app_id, 1, Arc::new(config));
+        super::tools::keep(db, app_id, 1, config, digests);
         Ok(app_id)
     })
 }
@@ -195,8 +197,19 @@ pub async fn update(
     author: &Author,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
+    // Worked out before the turn from what is kept at that revision.
+    let ahead = db.configs().kept(app_id, expected_revision).map(|kept| {
+        let mut config = (*kept.config).clone();
+        config.name = input.name.clone();
+        config.description = input.description.clone();
+        config.version = input.version.clone();
+        config.public_url = input.public_url.clone();
+        Ahead {
+            config,
+            known: kept.digests.map(|digests| ((*digests).clone(), Vec::new())),
+        }
+    });
     let _turn = db.writing().await;
-    let base = db.configs().get(app_id, expected_revision);
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -212,17 +225,12 @@ pub async fn update(
         .bind(app_id)
         .execute(&mut *tx)
         .await?;
-        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
-            config.name = input.name.clone();
-            config.description = input.description.clone();
-            config.version = input.version.clone();
-            config.public_url = input.public_url.clone();
-            true
-        })
-        .await?;
-        record_revision!(tx, app_id, revision, author, Change::EditedDetails, now_ms, &config).await?;
+        let (config, known) = after_write!(tx, app_id, ahead).await?;
+        let change = Change::EditedDetails;
+        let digests =
+            record_revision!(tx, app_id, revision, author, change, now_ms, &config, known).await?;
         tx.commit().await?;
-        db.configs().put(app_id, revision, Arc::new(config));
+        super::tools::keep(db, app_id, revision, config, digests);
         Ok(Revised::Applied(revision))
     })
 }

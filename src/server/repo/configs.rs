@@ -9,6 +9,7 @@
 //! of reading the app back. The one id that can come back — SQLite reuses
 //! the highest row id after a delete — is forgotten when its app is deleted.
 
+use super::snapshots::ToolDigest;
 use crate::domain::config::AppConfig;
 use std::{
     collections::HashMap,
@@ -19,36 +20,59 @@ use std::{
 /// one app's configuration is a few milliseconds).
 const CAPACITY: usize = 32;
 
+/// An app's configuration at a revision and, when a write recorded it, its
+/// tools' digests as stored (see [`super::snapshots`]).
+#[derive(Clone, Debug)]
+pub struct Kept {
+    pub config: Arc<AppConfig>,
+    pub digests: Option<Arc<Vec<ToolDigest>>>,
+}
+
 #[derive(Debug, Default)]
 pub struct ConfigCache {
-    /// The newest revision seen of each app, and its configuration.
-    entries: Mutex<HashMap<i64, (i64, Arc<AppConfig>)>>,
+    /// The newest revision seen of each app, and what is kept of it.
+    entries: Mutex<HashMap<i64, (i64, Kept)>>,
 }
 
 impl ConfigCache {
     /// App `app_id`'s configuration at `revision`, if kept.
     pub fn get(&self, app_id: i64, revision: i64) -> Option<Arc<AppConfig>> {
+        self.kept(app_id, revision).map(|kept| kept.config)
+    }
+
+    /// Everything kept of app `app_id` at `revision`.
+    pub fn kept(&self, app_id: i64, revision: i64) -> Option<Kept> {
         let entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         entries
             .get(&app_id)
-            .filter(|(kept, _)| *kept == revision)
-            .map(|(_, config)| config.clone())
+            .filter(|(at, _)| *at == revision)
+            .map(|(_, kept)| kept.clone())
     }
 
     /// Keeps `config` as app `app_id`'s at `revision`, unless a newer
     /// revision is kept already.
     pub fn put(&self, app_id: i64, revision: i64, config: Arc<AppConfig>) {
+        self.keep(
+            app_id,
+            revision,
+            Kept {
+                config,
+                digests: None,
+            },
+        );
+    }
+
+    /// Keeps `kept` as app `app_id`'s at `revision`, unless a newer
+    /// revision is kept already.
+    pub fn keep(&self, app_id: i64, revision: i64, kept: Kept) {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if entries
-            .get(&app_id)
-            .is_some_and(|(kept, _)| *kept > revision)
-        {
+        if entries.get(&app_id).is_some_and(|(at, _)| *at > revision) {
             return;
         }
         if entries.len() >= CAPACITY && !entries.contains_key(&app_id) {
             entries.clear();
         }
-        entries.insert(app_id, (revision, config));
+        entries.insert(app_id, (revision, kept));
     }
 
     /// Forgets app `app_id` (deleted).

@@ -12,6 +12,7 @@ pub mod configs;
 pub mod developers;
 pub mod login_failures;
 pub mod revisions;
+pub mod snapshots;
 pub mod tools;
 
 /// Whether `error` is a violated UNIQUE constraint (on either backend).

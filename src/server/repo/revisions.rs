@@ -8,8 +8,9 @@ use crate::{
         revision::{Change, RevisionDetail, RevisionSummary},
     },
     on_db,
-    server::db::Db,
+    server::{db::Db, repo::snapshots},
 };
+use std::collections::HashMap;
 
 /// The app's revisions, newest first.
 pub async fn list(db: &Db, app_id: i64) -> Result<Vec<RevisionSummary>, sqlx::Error> {
@@ -37,28 +38,48 @@ pub async fn get(
     app_id: i64,
     revision: i64,
 ) -> Result<Option<RevisionDetail>, sqlx::Error> {
-    let row: Option<(i64, String, i64, String, String)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT revision, author_email, created_at, summary, snapshot FROM app_revisions \
-         WHERE app_id = $1 AND revision = $2",
+    type Row = (i64, String, i64, String, String, Option<String>);
+    let row: Option<Row> = on_db!(db, pool => sqlx::query_as(
+        "SELECT revision, author_email, created_at, summary, snapshot, tool_digests \
+         FROM app_revisions WHERE app_id = $1 AND revision = $2",
     )
     .bind(app_id)
     .bind(revision)
     .fetch_optional(pool)
     .await)?;
-    row.map(|(revision, author, created_at, summary, snapshot)| {
-        let config: AppConfig =
-            serde_json::from_str(&snapshot).map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
-        Ok(RevisionDetail {
-            summary: RevisionSummary {
-                revision,
-                author,
-                created_at,
-                summary,
-            },
-            config,
-        })
-    })
-    .transpose()
+    let Some((revision, author, created_at, summary, snapshot, digests)) = row else {
+        return Ok(None);
+    };
+    let digests = digests
+        .as_deref()
+        .map(snapshots::parse_digest_list)
+        .transpose()?;
+    let mut bodies = HashMap::new();
+    for chunk in digests.as_deref().unwrap_or_default().chunks(200) {
+        let placeholders: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
+        let sql = format!(
+            "SELECT digest, body FROM revision_tools WHERE app_id = $1 AND digest IN ({})",
+            placeholders.join(", ")
+        );
+        let found: Vec<(String, String)> = on_db!(db, pool => {
+            let mut query = sqlx::query_as(&sql).bind(app_id);
+            for digest in chunk {
+                query = query.bind(digest);
+            }
+            query.fetch_all(pool).await
+        })?;
+        bodies.extend(found);
+    }
+    let config = snapshots::assemble(&snapshot, digests.as_deref(), &bodies)?;
+    Ok(Some(RevisionDetail {
+        summary: RevisionSummary {
+            revision,
+            author,
+            created_at,
+            summary,
+        },
+        config,
+    }))
 }
 
 /// Makes the app exactly `config` (fields, settings, tools) if it is still
@@ -83,9 +104,10 @@ pub async fn replace(
         replace_config!(tx, app_id, config).await?;
         // Read back: exactly what is stored now.
         let stored = fetch_config!(tx, app_id).await?;
-        record_revision!(tx, app_id, revision, author, change, now_ms, &stored).await?;
+        let digests =
+            record_revision!(tx, app_id, revision, author, change, now_ms, &stored, None).await?;
         tx.commit().await?;
-        db.configs().put(app_id, revision, std::sync::Arc::new(stored));
+        super::tools::keep(db, app_id, revision, stored, digests);
         Ok(Revised::Applied(revision))
     })
 }

@@ -70,40 +70,67 @@ macro_rules! fetch_config {
     };
 }
 
-/// The app's configuration after the change `$tx` is making: `$base` (the
-/// cached configuration at the revision the change started from) with the
-/// change made to it by `$edit` (a closure returning whether it applied), or,
-/// when not cached or when the edit does not fit, read back inside `$tx`.
-macro_rules! config_after {
-    ($tx:ident, $app_id:expr, $base:expr, $edit:expr) => {
+/// The configuration after a write (worked out ahead, or read back inside
+/// `$tx`), and what the revision needs to know of its tools.
+macro_rules! after_write {
+    ($tx:ident, $app_id:expr, $ahead:expr) => {
         async {
-            let base: Option<std::sync::Arc<$crate::domain::config::AppConfig>> = $base;
-            if let Some(base) = base {
-                let mut config = (*base).clone();
-                if ($edit)(&mut config) {
-                    return Ok::<_, sqlx::Error>(config);
-                }
-                tracing::warn!(
-                    app = $app_id,
-                    "the cached configuration did not fit the change"
-                );
-            }
-            fetch_config!($tx, $app_id).await
+            let ahead: Option<$crate::server::repo::tools::Ahead> = $ahead;
+            Ok::<_, sqlx::Error>(match ahead {
+                Some(ahead) => (ahead.config, ahead.known),
+                None => (fetch_config!($tx, $app_id).await?, None),
+            })
         }
     };
 }
 
-/// Records revision `$revision` of the app, `$config` (as it now is), by `$author`.
-macro_rules! record_revision {
-    ($tx:ident, $app_id:expr, $revision:expr, $author:expr, $change:expr, $now:expr, $config:expr) => {
+/// Stores the tool bodies `$bodies` (`&[StoredTool]`) of app `$app_id`;
+/// those stored already are left as they are.
+macro_rules! store_tools {
+    ($tx:ident, $app_id:expr, $bodies:expr) => {
         async {
+            let bodies: &[$crate::server::repo::snapshots::StoredTool] = $bodies;
+            for chunk in bodies.chunks(100) {
+                let mut sql =
+                    String::from("INSERT INTO revision_tools (app_id, digest, body) VALUES ");
+                for i in 0..chunk.len() {
+                    if i > 0 {
+                        sql.push_str(", ");
+                    }
+                    sql.push_str(&format!("($1, ${}, ${})", 2 * i + 2, 2 * i + 3));
+                }
+                sql.push_str(" ON CONFLICT (app_id, digest) DO NOTHING");
+                let mut query = sqlx::query(&sql).bind($app_id);
+                for (digest, body) in chunk {
+                    query = query.bind(digest).bind(body);
+                }
+                query.execute(&mut *$tx).await?;
+            }
+            Ok::<(), sqlx::Error>(())
+        }
+    };
+}
+
+/// Records revision `$revision` of the app — `$config`, as it now is — by
+/// `$author`. `$known` is `Some((digests, new bodies))` when the tools'
+/// digests were worked out with the change (see `tools::Ahead`); with `None`
+/// every tool is digested and stored (those stored already are skipped).
+/// Evaluates to the tools' digests.
+macro_rules! record_revision {
+    ($tx:ident, $app_id:expr, $revision:expr, $author:expr, $change:expr, $now:expr, $config:expr, $known:expr) => {
+        async {
+            use $crate::server::repo::snapshots;
             let config: &$crate::domain::config::AppConfig = $config;
-            let snapshot =
-                serde_json::to_string(config).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+            let known: Option<(Vec<snapshots::ToolDigest>, Vec<snapshots::StoredTool>)> = $known;
+            let (digests, bodies) = match known {
+                Some(known) => known,
+                None => snapshots::all_tools(config)?,
+            };
+            store_tools!($tx, $app_id, &bodies).await?;
             sqlx::query(
                 "INSERT INTO app_revisions \
-                 (app_id, revision, author_id, author_email, created_at, summary, snapshot) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                 (app_id, revision, author_id, author_email, created_at, summary, snapshot, tool_digests) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
             .bind($app_id)
             .bind($revision)
@@ -111,10 +138,11 @@ macro_rules! record_revision {
             .bind(&$author.email)
             .bind($now)
             .bind($change.summary())
-            .bind(snapshot)
+            .bind(snapshots::head(config)?)
+            .bind(snapshots::digest_list(&digests))
             .execute(&mut *$tx)
             .await?;
-            Ok::<_, sqlx::Error>(())
+            Ok::<_, sqlx::Error>(digests)
         }
     };
 }

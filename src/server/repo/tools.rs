@@ -10,7 +10,13 @@ use crate::{
         tool::{MoveDirection, ParamType, Parameter, Tool, ToolEdit, ToolHints},
     },
     on_db,
-    server::db::Db,
+    server::{
+        db::Db,
+        repo::{
+            configs::Kept,
+            snapshots::{self, StoredTool, ToolDigest},
+        },
+    },
 };
 use std::{collections::HashMap, sync::Arc};
 
@@ -102,11 +108,80 @@ pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error
     on_db!(db, pool => fetch_tools!(pool, app_id).await)
 }
 
+/// What a write works out before its turn, from what is kept of the app at
+/// the revision it starts from: the configuration after the change and,
+/// when the digests are kept too, the digests after it and the one new tool
+/// to store. Without it, the write reads the app back inside its transaction.
+pub(crate) struct Ahead {
+    pub config: AppConfig,
+    pub known: Option<(Vec<ToolDigest>, Vec<StoredTool>)>,
+}
+
+impl Ahead {
+    /// `kept` after `edit`; `None` when nothing is kept or the edit does not
+    /// fit (then the database refuses it too, or decides).
+    pub fn tool_edit(kept: Option<Kept>, edit: &ToolEdit) -> Result<Option<Ahead>, sqlx::Error> {
+        let Some(kept) = kept else {
+            return Ok(None);
+        };
+        let mut config = (*kept.config).clone();
+        if edit.apply(&mut config.tools).is_err() {
+            return Ok(None);
+        }
+        let known = match kept.digests {
+            None => None,
+            Some(digests) => {
+                let new = edit.saved_tool().map(snapshots::stored_tool).transpose()?;
+                let new_digest = new.as_ref().map(|(digest, _)| digest.clone());
+                let mut digests = (*digests).clone();
+                edit.apply_to(
+                    &mut digests,
+                    |d| &d.id,
+                    |tool| ToolDigest {
+                        id: tool.id.clone(),
+                        digest: new_digest.unwrap_or_default(),
+                    },
+                )
+                .ok()
+                .map(|()| (digests, new.into_iter().collect()))
+            }
+        };
+        Ok(Some(Ahead { config, known }))
+    }
+}
+
 /// A write that applied: kept as the app's configuration at `revision`.
-fn applied(db: &Db, app_id: i64, revision: i64, config: AppConfig) -> ToolWrite {
-    let tools = config.tools.clone();
-    db.configs().put(app_id, revision, Arc::new(config));
-    ToolWrite::Applied { revision, tools }
+pub(crate) fn keep(
+    db: &Db,
+    app_id: i64,
+    revision: i64,
+    config: AppConfig,
+    digests: Vec<ToolDigest>,
+) -> Arc<AppConfig> {
+    let config = Arc::new(config);
+    db.configs().keep(
+        app_id,
+        revision,
+        Kept {
+            config: config.clone(),
+            digests: Some(Arc::new(digests)),
+        },
+    );
+    config
+}
+
+fn applied(
+    db: &Db,
+    app_id: i64,
+    revision: i64,
+    config: AppConfig,
+    digests: Vec<ToolDigest>,
+) -> ToolWrite {
+    let config = keep(db, app_id, revision, config, digests);
+    ToolWrite::Applied {
+        revision,
+        tools: config.tools.clone(),
+    }
 }
 
 /// Creates `tool` (when `original_id` is `None`, at the end) or replaces the
@@ -120,12 +195,13 @@ pub async fn save(
     author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
-    let _turn = db.writing().await;
-    let base = db.configs().get(app_id, expected_revision);
     let edit = ToolEdit::Save {
         original_id: original_id.map(str::to_owned),
         tool: tool.clone(),
     };
+    // Worked out before the turn: the turn is only for the database.
+    let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
+    let _turn = db.writing().await;
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -172,13 +248,11 @@ pub async fn save(
                 Change::AddedTool(tool.id.clone())
             }
         };
-        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
-            edit.apply(&mut config.tools).is_ok()
-        })
-        .await?;
-        record_revision!(tx, app_id, revision, author, change, now_ms, &config).await?;
+        let (config, known) = after_write!(tx, app_id, ahead).await?;
+        let digests =
+            record_revision!(tx, app_id, revision, author, change, now_ms, &config, known).await?;
         tx.commit().await?;
-        Ok(applied(db, app_id, revision, config))
+        Ok(applied(db, app_id, revision, config, digests))
     })
 }
 
@@ -191,9 +265,10 @@ pub async fn delete(
     author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
-    let _turn = db.writing().await;
-    let base = db.configs().get(app_id, expected_revision);
     let edit = ToolEdit::Delete(tool_id.to_owned());
+    // Worked out before the turn: the turn is only for the database.
+    let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
+    let _turn = db.writing().await;
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -209,13 +284,11 @@ pub async fn delete(
             return Ok(ToolWrite::NotFound);
         }
         let change = Change::DeletedTool(tool_id.to_owned());
-        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
-            edit.apply(&mut config.tools).is_ok()
-        })
-        .await?;
-        record_revision!(tx, app_id, revision, author, change, now_ms, &config).await?;
+        let (config, known) = after_write!(tx, app_id, ahead).await?;
+        let digests =
+            record_revision!(tx, app_id, revision, author, change, now_ms, &config, known).await?;
         tx.commit().await?;
-        Ok(applied(db, app_id, revision, config))
+        Ok(applied(db, app_id, revision, config, digests))
     })
 }
 
@@ -229,9 +302,10 @@ pub async fn move_tool(
     author: &Author,
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
-    let _turn = db.writing().await;
-    let base = db.configs().get(app_id, expected_revision);
     let edit = ToolEdit::Move(tool_id.to_owned(), direction);
+    // Worked out before the turn: the turn is only for the database.
+    let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
+    let _turn = db.writing().await;
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -260,12 +334,10 @@ pub async fn move_tool(
                 .await?;
         }
         let change = Change::MovedTool(tool_id.to_owned(), direction);
-        let config = config_after!(tx, app_id, base, |config: &mut AppConfig| {
-            edit.apply(&mut config.tools).is_ok()
-        })
-        .await?;
-        record_revision!(tx, app_id, revision, author, change, now_ms, &config).await?;
+        let (config, known) = after_write!(tx, app_id, ahead).await?;
+        let digests =
+            record_revision!(tx, app_id, revision, author, change, now_ms, &config, known).await?;
         tx.commit().await?;
-        Ok(applied(db, app_id, revision, config))
+        Ok(applied(db, app_id, revision, config, digests))
     })
 }

@@ -11,7 +11,7 @@ use crate::{
         AppError,
     },
     domain::{
-        tool::{check_unique_id, ParamType, ParameterDraft, ToolDraft, ToolsState},
+        tool::{check_unique_id, ParamType, ParameterDraft, ToolDraft, ToolsState, ToolsWritten},
         FieldErrors,
     },
     ui::components::form::FormAlert,
@@ -22,8 +22,8 @@ use std::collections::HashSet;
 /// What a save or delete in the editor came to.
 #[derive(Clone, Debug)]
 pub struct EditorOutcome {
-    /// The app's tools and revision now.
-    pub state: ToolsState,
+    /// The app's new revision and the edit made.
+    pub written: ToolsWritten,
     /// What to tell the developer ("Saved tool add_todo.").
     pub message: String,
     /// The tool that was saved (to put the focus back on it).
@@ -265,10 +265,10 @@ pub fn ToolEditor(
         });
     };
     Effect::new(move |_| match save.value().get() {
-        Some(Ok(state)) => {
+        Some(Ok(written)) => {
             let saved = tool_id.get_untracked().trim().to_owned();
             on_done.run(EditorOutcome {
-                state,
+                written,
                 message: format!("Saved tool {saved}."),
                 saved_id: Some(saved),
             });
@@ -299,10 +299,10 @@ pub fn ToolEditor(
         }
     };
     Effect::new(move |_| match delete.value().get() {
-        Some(Ok(state)) => {
+        Some(Ok(written)) => {
             let deleted = original_id.clone().unwrap_or_default();
             on_done.run(EditorOutcome {
-                state,
+                written,
                 message: format!("Deleted tool {deleted}."),
                 saved_id: None,
             });

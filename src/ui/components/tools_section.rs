@@ -6,7 +6,7 @@ use crate::{
         tools::{GetTools, MoveTool},
         AppError,
     },
-    domain::tool::{MoveDirection, Tool, ToolDraft, ToolsState},
+    domain::tool::{MoveDirection, Tool, ToolDraft, ToolsState, ToolsWritten},
     ui::components::{
         form::FormAlert,
         tool_editor::{EditorOutcome, ToolEditor},
@@ -92,8 +92,29 @@ pub fn ToolsSection(
         })
     };
 
+    let package = StoredValue::new(package_name.clone());
+    let reload = ServerAction::<GetTools>::new();
+    // A write answers with the edit made at the revision this list was at:
+    // made here too, it gives the app's list now.
+    let apply_written = move |written: ToolsWritten| {
+        let mut tools: Vec<Tool> =
+            entries.with_untracked(|all| all.iter().map(|e| e.tool.get_untracked()).collect());
+        match written.edit.apply(&mut tools) {
+            Ok(()) => apply(ToolsState {
+                revision: written.revision,
+                tools,
+            }),
+            // This list was not the app's after all: fetch the real one.
+            Err(_) => {
+                reload.dispatch(GetTools {
+                    package_name: package.get_value(),
+                });
+            }
+        }
+    };
+
     let on_done = Callback::new(move |outcome: EditorOutcome| {
-        apply(outcome.state);
+        apply_written(outcome.written);
         editing.set(None);
         alert.set(None);
         notice.set(Some(outcome.message));
@@ -116,10 +137,9 @@ pub fn ToolsSection(
     let on_reload = Callback::new(move |state: ToolsState| apply(state));
 
     let mover = ServerAction::<MoveTool>::new();
-    let reload = ServerAction::<GetTools>::new();
     Effect::new(move |_| match mover.value().get() {
-        Some(Ok(state)) => {
-            apply(state);
+        Some(Ok(written)) => {
+            apply_written(written);
             alert.set(None);
         }
         Some(Err(error)) => alert.set(Some(error)),
@@ -134,7 +154,6 @@ pub fn ToolsSection(
         None => {}
     });
 
-    let package = StoredValue::new(package_name.clone());
     let move_tool = move |tool_id: String, direction: MoveDirection| {
         notice.set(None);
         mover.dispatch(MoveTool {
