@@ -102,16 +102,17 @@ async fn shutdown_signal() {
 
 /// glibc gives every thread that allocates its own arena and rarely returns
 /// freed memory from them: with the runtime's and the blocking pool's
-/// threads, the resident size grows far beyond what is in use. Two arenas,
-/// and the console's large buffers (exports, snapshots: hundreds of KB) in
-/// their own mappings that go back to the system when freed, keep it close to
-/// the working set (see BENCHMARKS.md).
+/// threads, the resident size grows far beyond what is in use. Two arenas
+/// keep it close to the working set. A page of a large app is built in
+/// buffers of hundreds of KB: they stay in the heap (below the mmap
+/// threshold), since a fresh mapping for each — zeroed, faulted in page by
+/// page, unmapped after — cost a fifth of the page's time (see BENCHMARKS.md).
 fn limit_malloc_arenas() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes allocator tunables, with values it accepts.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 * 1024);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 256 * 1024);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 * 1024 * 1024);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 8 * 1024 * 1024);
     }
 }

@@ -3,9 +3,9 @@
 //! loaded at, and answers with the new revision and the edit as made.
 
 use super::AppError;
-use crate::domain::tool::{MoveDirection, ToolDraft, ToolsState, ToolsWritten};
 #[cfg(feature = "ssr")]
 use crate::domain::tool::ToolEdit;
+use crate::domain::tool::{MoveDirection, ToolDraft, ToolsState, ToolsWritten};
 use leptos::{prelude::*, server_fn::codec::Json};
 
 /// The app's tools and revision.

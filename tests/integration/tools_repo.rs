@@ -80,7 +80,7 @@ fn get_todos() -> Tool {
 
 fn applied(write: ToolWrite) -> (i64, Vec<Tool>) {
     match write {
-        ToolWrite::Applied { revision, tools } => (revision, tools),
+        ToolWrite::Applied { revision, config } => (revision, config.tools.clone()),
         other => panic!("expected the write to apply, got {other:?}"),
     }
 }

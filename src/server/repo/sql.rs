@@ -179,27 +179,45 @@ macro_rules! insert_tool {
     };
 }
 
-/// Inserts `$tool`'s parameters for tool row `$row_id`.
+/// Inserts `$tool`'s parameters for tool row `$row_id`: one statement (per
+/// 50 parameters), since each statement is a round trip to the database.
 macro_rules! insert_parameters {
     ($tx:ident, $row_id:expr, $tool:expr) => {
         async {
-            for (position, parameter) in $tool.parameters.iter().enumerate() {
-                sqlx::query(
+            let tool: &$crate::domain::tool::Tool = $tool;
+            for (chunk_index, chunk) in tool.parameters.chunks(50).enumerate() {
+                let mut sql = String::from(
                     "INSERT INTO tool_parameters \
-                     (tool_id, position, name, param_type, description, required, enum_values) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind($row_id)
-                .bind(position as i64)
-                .bind(&parameter.name)
-                .bind(parameter.param_type.as_str())
-                .bind(&parameter.description)
-                .bind(parameter.required)
-                .bind($crate::server::repo::tools::encode_list(
-                    &parameter.enum_values,
-                ))
-                .execute(&mut *$tx)
-                .await?;
+                     (tool_id, position, name, param_type, description, required, enum_values) VALUES ",
+                );
+                for i in 0..chunk.len() {
+                    if i > 0 {
+                        sql.push_str(", ");
+                    }
+                    let n = 6 * i + 2;
+                    sql.push_str(&format!(
+                        "($1, ${}, ${}, ${}, ${}, ${}, ${})",
+                        n,
+                        n + 1,
+                        n + 2,
+                        n + 3,
+                        n + 4,
+                        n + 5
+                    ));
+                }
+                let mut query = sqlx::query(&sql).bind($row_id);
+                for (i, parameter) in chunk.iter().enumerate() {
+                    query = query
+                        .bind((chunk_index * 50 + i) as i64)
+                        .bind(&parameter.name)
+                        .bind(parameter.param_type.as_str())
+                        .bind(&parameter.description)
+                        .bind(parameter.required)
+                        .bind($crate::server::repo::tools::encode_list(
+                            &parameter.enum_values,
+                        ));
+                }
+                query.execute(&mut *$tx).await?;
             }
             Ok::<(), sqlx::Error>(())
         }

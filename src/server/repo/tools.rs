@@ -21,10 +21,13 @@ use crate::{
 use std::{collections::HashMap, sync::Arc};
 
 /// The outcome of a guarded write.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ToolWrite {
-    /// Done: the app's new revision and its tools as they now are.
-    Applied { revision: i64, tools: Vec<Tool> },
+    /// Done: the app's new revision and its configuration as it now is.
+    Applied {
+        revision: i64,
+        config: Arc<AppConfig>,
+    },
     /// The app is no longer at the expected revision.
     Stale,
     /// No tool with that id in this app.
@@ -178,10 +181,7 @@ fn applied(
     digests: Vec<ToolDigest>,
 ) -> ToolWrite {
     let config = keep(db, app_id, revision, config, digests);
-    ToolWrite::Applied {
-        revision,
-        tools: config.tools.clone(),
-    }
+    ToolWrite::Applied { revision, config }
 }
 
 /// Creates `tool` (when `original_id` is `None`, at the end) or replaces the
@@ -209,21 +209,17 @@ pub async fn save(
         };
         let change = match original_id {
             Some(original_id) => {
-                let existing: Option<(i64, i64)> = sqlx::query_as(
-                    "SELECT id, position FROM tools WHERE app_id = $1 AND tool_id = $2",
+                // Replaced in place: same position, new row and parameters.
+                let position: Option<i64> = sqlx::query_scalar(
+                    "DELETE FROM tools WHERE app_id = $1 AND tool_id = $2 RETURNING position",
                 )
                 .bind(app_id)
                 .bind(original_id)
                 .fetch_optional(&mut *tx)
                 .await?;
-                let Some((row_id, position)) = existing else {
+                let Some(position) = position else {
                     return Ok(ToolWrite::NotFound);
                 };
-                // Replaced in place: same position, new row and parameters.
-                sqlx::query("DELETE FROM tools WHERE id = $1")
-                    .bind(row_id)
-                    .execute(&mut *tx)
-                    .await?;
                 match insert_tool!(tx, app_id, position, tool).await {
                     Err(error) if super::is_unique_violation(&error) => {
                         return Ok(ToolWrite::DuplicateId)
