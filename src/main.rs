@@ -113,6 +113,6 @@ fn limit_malloc_arenas() {
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
         libc::mallopt(libc::M_MMAP_THRESHOLD, 4 * 1024 * 1024);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 8 * 1024 * 1024);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1024 * 1024);
     }
 }
