@@ -98,9 +98,16 @@ test.describe("try a tool @js-only", () => {
     const packageName = await appWithTools(page);
     await page.goto(`/console/apps/${packageName}/tools/add_todo/try`);
     await waitForHydration(page, "form[data-hydrated]");
+    // The preview is live from the start, with what fits so far.
+    const preview = page.getByRole("textbox", { name: "ToolCall JSON" });
+    await expect(preview).toContainText(`"toolId": "add_todo"`);
+    await expect(page.getByText("Not ready to send")).toBeVisible();
     await page.getByRole("button", { name: "Send to app" }).click();
     await expect(page.getByLabel("todo_item")).toHaveAccessibleDescription(/Required: enter a value/);
     expect(app.received).toHaveLength(0);
+    await page.getByLabel("todo_item").fill("buy milk");
+    await expect(preview).toContainText(`"todo_item": "buy milk"`);
+    await expect(page.getByText("Not ready to send")).toBeHidden();
   });
 
   test("an app that answers the user itself, and one that throws", async ({ page }) => {

@@ -31,6 +31,20 @@ pub fn build_tool_call(
     user_id: &str,
     timestamp: &str,
 ) -> Result<Value, FieldErrors> {
+    let (call, errors) = draft_tool_call(tool, inputs, user_id, timestamp);
+    errors.into_result()?;
+    Ok(call)
+}
+
+/// The call as it stands while the developer types — every value that
+/// already fits, the others left out — and what is still wrong (nothing,
+/// when it is the call [`build_tool_call`] makes). The page's live preview.
+pub fn draft_tool_call(
+    tool: &Tool,
+    inputs: &BTreeMap<String, String>,
+    user_id: &str,
+    timestamp: &str,
+) -> (Value, FieldErrors) {
     let mut errors = FieldErrors::new();
     let mut parameters = Map::new();
     for parameter in &tool.parameters {
@@ -87,14 +101,14 @@ pub fn build_tool_call(
     if user_id.is_empty() {
         errors.add(USER_ID_FIELD, "Enter the user the call is for");
     }
-    errors.into_result()?;
-    Ok(json!({
+    let call = json!({
         "toolId": tool.id,
         "toolParameters": Value::Object(parameters),
         "timestamp": timestamp,
         "userId": user_id,
         "activeSession": Value::Null,
-    }))
+    });
+    (call, errors)
 }
 
 /// A JSON number for `text`: an integer when it is one, else a finite float.
@@ -201,6 +215,28 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn the_draft_shows_what_fits_so_far_and_what_is_still_wrong() {
+        let (call, errors) = draft_tool_call(
+            &todo_tool(),
+            &inputs(&[("priority", "urgent!"), ("count", "4")]),
+            "dev@example.com",
+            "t",
+        );
+        assert_eq!(call["toolParameters"], json!({"count": 4, "notify": false}));
+        assert!(errors.first(&param_field("todo_item")).is_some());
+        assert!(errors.first(&param_field("priority")).is_some());
+        assert!(errors.first(&param_field("count")).is_none());
+        // Once everything fits, the draft is the call.
+        let filled = inputs(&[("todo_item", "x"), ("count", "4")]);
+        let (call, errors) = draft_tool_call(&todo_tool(), &filled, "u", "t");
+        assert!(errors.is_empty());
+        assert_eq!(
+            call,
+            build_tool_call(&todo_tool(), &filled, "u", "t").unwrap()
+        );
     }
 
     #[test]

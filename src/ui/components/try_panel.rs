@@ -8,7 +8,7 @@ use crate::{
     },
     domain::{
         tool::{ParamType, Parameter},
-        tool_call::{build_tool_call, curl_command, param_field, Reply, USER_ID_FIELD},
+        tool_call::{curl_command, draft_tool_call, param_field, Reply, USER_ID_FIELD},
     },
     ui::components::{form::FormAlert, json_preview::JsonPreview},
 };
@@ -36,17 +36,14 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
     let copied = RwSignal::new(None::<String>);
     let send = ServerAction::<SendToolCall>::new();
 
-    let built = Memo::new(move |_| {
-        tool.with_value(|tool| build_tool_call(tool, &inputs.get(), &user.get(), &stamp.get()))
+    // The call as it stands, live: what fits so far, and what is still wrong.
+    let drafted = Memo::new(move |_| {
+        tool.with_value(|tool| draft_tool_call(tool, &inputs.get(), &user.get(), &stamp.get()))
     });
-    let errors = Signal::derive(move || built.with(|b| b.clone().err().unwrap_or_default()));
-    let preview = Signal::derive(move || {
-        built.with(|b| {
-            b.as_ref()
-                .map(crate::domain::export::to_text)
-                .unwrap_or_default()
-        })
-    });
+    let errors = Signal::derive(move || drafted.with(|(_, errors)| errors.clone()));
+    let ready = Signal::derive(move || drafted.with(|(_, errors)| errors.is_empty()));
+    let preview =
+        Signal::derive(move || drafted.with(|(call, _)| crate::domain::export::to_text(call)));
     let message = move |field: String| {
         Signal::derive(move || {
             let show = attempted.get() || touched.with(|t| t.contains(&field));
@@ -65,7 +62,7 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
     let package = StoredValue::new(package_name);
     let on_send = move |_| {
         attempted.set(true);
-        if built.with_untracked(|b| b.is_err()) {
+        if !ready.get_untracked() {
             return;
         }
         send.dispatch(SendToolCall {
@@ -77,7 +74,8 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
     };
     let on_copy = move |_| {
         attempted.set(true);
-        if let Ok(body) = built.get_untracked() {
+        if ready.get_untracked() {
+            let body = drafted.with_untracked(|(call, _)| call.clone());
             copy_text(curl_command(&url.get_value(), &body), copied);
         }
     };
@@ -150,11 +148,9 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
         <section class="stack" aria-labelledby="toolcall-title">
             <h2 id="toolcall-title">"The ToolCall"</h2>
             <p class="meta">"POST " <code>{target.url.clone()}</code> " · Content-Type: application/json"</p>
-            <Show
-                when=move || built.with(Result::is_ok)
-                fallback=|| view! { <p class="hint">"Fill in the fields marked above to see the call."</p> }
-            >
-                <JsonPreview text=preview label="ToolCall JSON"/>
+            <JsonPreview text=preview label="ToolCall JSON"/>
+            <Show when=move || !ready.get()>
+                <p class="hint">"Not ready to send: the fields marked above are missing or do not fit yet."</p>
             </Show>
         </section>
         <FormAlert message=send_error/>
