@@ -44,7 +44,10 @@ fn hashing_queue() -> &'static std::sync::Mutex<std::sync::mpsc::Sender<Job>> {
                             Err(_) => return,
                         };
                         match job {
-                            Ok(job) => job(),
+                            // A panic in one job must not take the thread with it.
+                            Ok(job) => {
+                                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                            }
                             Err(_) => return,
                         }
                     }
@@ -73,7 +76,10 @@ async fn on_hashing_thread<T: Send + 'static>(
 ) -> Result<T, AppError> {
     let (reply, answer) = tokio::sync::oneshot::channel();
     let job: Job = Box::new(move || {
-        let _ = reply.send(work());
+        // The request that asked may be gone (the client left): skip the work.
+        if !reply.is_closed() {
+            let _ = reply.send(work());
+        }
     });
     hashing_queue()
         .lock()

@@ -198,3 +198,30 @@ async fn listing_and_finding_only_return_the_owners_apps() {
         db.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_deleted_apps_id_is_never_given_to_a_new_app() {
+    for test_db in TestDatabase::all().await {
+        let (db, alice, bob) = open(&test_db).await;
+        let first = repo::apps::create(&db, &alice, &input("com.example.a", "A"), 1)
+            .await
+            .unwrap();
+        let newest = repo::apps::create(&db, &alice, &input("com.example.b", "B"), 2)
+            .await
+            .unwrap();
+        assert!(newest > first);
+        assert!(repo::apps::delete(&db, alice.id, "com.example.b")
+            .await
+            .unwrap());
+        // A write still under way for the deleted app must not find another.
+        let next = repo::apps::create(&db, &bob, &input("com.example.c", "C"), 3)
+            .await
+            .unwrap();
+        assert!(next > newest, "{}: {next} after {newest}", test_db.label());
+        let stale = repo::apps::update(&db, newest, 1, &input("com.example.b", "B2"), &alice, 4)
+            .await
+            .unwrap();
+        assert_eq!(stale, Revised::Stale);
+        db.close().await;
+    }
+}

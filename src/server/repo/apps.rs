@@ -76,13 +76,28 @@ pub async fn create(
     input: &AppInput,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
+    // SQLite would give a deleted app's id to the next app: ids come from a
+    // sequence that never repeats one (migration 0007). PostgreSQL's
+    // identity never does.
+    let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
     let _turn = db.writing().await;
     on_db!(db, pool => {
         let mut tx = pool.begin().await?;
-        let app_id: i64 = sqlx::query_scalar(
+        let sql = if sqlite {
+            let id: i64 = sqlx::query_scalar("INSERT INTO app_ids DEFAULT VALUES RETURNING id")
+                .fetch_one(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM app_ids").execute(&mut *tx).await?;
+            format!(
+                "INSERT INTO apps (id, owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
+                 VALUES ({id}, $1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id"
+            )
+        } else {
             "INSERT INTO apps (owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id",
-        )
+             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id"
+                .to_owned()
+        };
+        let app_id: i64 = sqlx::query_scalar(&sql)
         .bind(author.id)
         .bind(&input.package_name)
         .bind(&input.name)

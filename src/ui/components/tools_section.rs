@@ -99,7 +99,14 @@ pub fn ToolsSection(
     let apply_written = move |written: ToolsWritten| {
         let mut tools: Vec<Tool> =
             entries.with_untracked(|all| all.iter().map(|e| e.tool.get_untracked()).collect());
-        match written.edit.apply(&mut tools) {
+        // Only the list at the revision just before is the one the edit was
+        // made on; anything else (a reload came in between) is fetched again.
+        let made = if revision.get_untracked() == written.revision - 1 {
+            written.edit.apply(&mut tools)
+        } else {
+            Err(crate::domain::tool::EditRefused::NotFound)
+        };
+        match made {
             Ok(()) => apply(ToolsState {
                 revision: written.revision,
                 tools,
@@ -134,7 +141,13 @@ pub fn ToolsSection(
         });
     });
     let on_cancel = Callback::new(move |()| editing.set(None));
-    let on_reload = Callback::new(move |state: ToolsState| apply(state));
+    // A fetched list replaces this one unless it is older.
+    let apply_latest = move |state: ToolsState| {
+        if state.revision >= revision.get_untracked() {
+            apply(state);
+        }
+    };
+    let on_reload = Callback::new(apply_latest);
 
     let mover = ServerAction::<MoveTool>::new();
     Effect::new(move |_| match mover.value().get() {
@@ -147,7 +160,7 @@ pub fn ToolsSection(
     });
     Effect::new(move |_| match reload.value().get() {
         Some(Ok(state)) => {
-            apply(state);
+            apply_latest(state);
             alert.set(None);
         }
         Some(Err(error)) => alert.set(Some(error)),
