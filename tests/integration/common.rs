@@ -391,3 +391,35 @@ pub fn encode_form(fields: &[(&str, &str)]) -> String {
         .collect::<Vec<_>>()
         .join("&")
 }
+
+/// POSTs `body` as JSON to the server function at `path` with `browser`'s
+/// session, as the hydrated pages do: the status and the body.
+pub async fn json_call_with_status(
+    browser: &Browser,
+    path: &str,
+    body: serde_json::Value,
+) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .post(format!("{}{path}", browser.base))
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .header("origin", browser.base.clone())
+        .header(
+            "cookie",
+            format!(
+                "toolwright_session={}",
+                browser.session.clone().unwrap_or_default()
+            ),
+        )
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+/// [`json_call_with_status`], the body only.
+pub async fn json_call(browser: &Browser, path: &str, body: serde_json::Value) -> String {
+    json_call_with_status(browser, path, body).await.1
+}

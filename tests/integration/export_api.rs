@@ -1,32 +1,10 @@
 //! Exports over HTTP: the console's download and the API with keys.
 
-use crate::common::{Browser, TestDatabase, TestServer};
+use crate::common::{json_call, Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use toolwright::api::AppError;
 
 const PASSWORD: &str = "correct horse battery staple";
-
-async fn json_call(browser: &Browser, path: &str, body: Value) -> String {
-    reqwest::Client::new()
-        .post(format!("{}{path}", browser.base))
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .header("origin", browser.base.clone())
-        .header(
-            "cookie",
-            format!(
-                "toolwright_session={}",
-                browser.session.clone().unwrap_or_default()
-            ),
-        )
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
 
 /// Signs up and creates the Todo App with one tool.
 async fn developer_with_app(server: &TestServer, email: &str, package: &str) -> Browser {

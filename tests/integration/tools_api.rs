@@ -1,6 +1,6 @@
 //! Tool server functions over real HTTP: ownership and validation.
 
-use crate::common::{Browser, TestDatabase, TestServer};
+use crate::common::{json_call_with_status, Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use toolwright::api::AppError;
 
@@ -33,27 +33,6 @@ fn draft(id: &str) -> Value {
     })
 }
 
-async fn json_call(browser: &Browser, path: &str, body: Value) -> (u16, String) {
-    let response = reqwest::Client::new()
-        .post(format!("{}{path}", browser.base))
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .header("origin", browser.base.clone())
-        .header(
-            "cookie",
-            format!(
-                "toolwright_session={}",
-                browser.session.clone().unwrap_or_default()
-            ),
-        )
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap();
-    let status = response.status().as_u16();
-    (status, response.text().await.unwrap())
-}
-
 async fn create_app(browser: &mut Browser) {
     browser
         .call(
@@ -74,7 +53,7 @@ async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut alice = signed_in(&server, "alice@example.com").await;
     create_app(&mut alice).await;
-    let (status, body) = json_call(
+    let (status, body) = json_call_with_status(
         &alice,
         "/api/tools/save",
         json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
@@ -106,7 +85,7 @@ async fn another_developers_save_delete_and_move_are_refused_and_change_nothing(
         let server = TestServer::start(db).await;
         let mut alice = signed_in(&server, "alice@example.com").await;
         create_app(&mut alice).await;
-        json_call(
+        json_call_with_status(
             &alice,
             "/api/tools/save",
             json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
@@ -136,7 +115,7 @@ async fn another_developers_save_delete_and_move_are_refused_and_change_nothing(
                 json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo", "direction": "Down"}),
             ),
         ] {
-            let (_, answer) = json_call(&bob, path, body).await;
+            let (_, answer) = json_call_with_status(&bob, path, body).await;
             let error: AppError =
                 serde_json::from_str(&answer).unwrap_or_else(|_| panic!("{path}: {answer}"));
             assert_eq!(error, AppError::NotFound, "{path}");
@@ -161,7 +140,7 @@ async fn an_invalid_tool_gets_a_validation_error_not_a_server_error() {
     let mut bad = draft("bad id");
     bad["parameters"][0]["param_type"] = json!("number");
     bad["parameters"][0]["allowed_values"] = json!("1, 2");
-    let (status_of_invalid, body) = json_call(
+    let (status_of_invalid, body) = json_call_with_status(
         &alice,
         "/api/tools/save",
         json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": bad}),
@@ -178,7 +157,7 @@ async fn an_invalid_tool_gets_a_validation_error_not_a_server_error() {
     );
 
     // A body that is not a tool at all.
-    let (status, body) = json_call(
+    let (status, body) = json_call_with_status(
         &alice,
         "/api/tools/save",
         json!({"package_name": "com.example.todo", "draft": 7}),
@@ -197,12 +176,14 @@ async fn a_stale_tool_save_is_a_conflict() {
     create_app(&mut alice).await;
     let body = json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")});
     assert_eq!(
-        json_call(&alice, "/api/tools/save", body.clone()).await.0,
+        json_call_with_status(&alice, "/api/tools/save", body.clone())
+            .await
+            .0,
         200
     );
     let mut second = body;
     second["draft"] = draft("other_tool");
-    let (_, answer) = json_call(&alice, "/api/tools/save", second).await;
+    let (_, answer) = json_call_with_status(&alice, "/api/tools/save", second).await;
     assert!(
         matches!(
             serde_json::from_str(&answer).unwrap(),

@@ -1,31 +1,9 @@
 //! "Try a tool" over HTTP: safety when private targets are off, ownership,
 //! throttling.
 
-use crate::common::{Browser, TestDatabase, TestServer};
+use crate::common::{json_call, Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use toolwright::api::AppError;
-
-async fn json_call(browser: &Browser, path: &str, body: Value) -> String {
-    reqwest::Client::new()
-        .post(format!("{}{path}", browser.base))
-        .header("content-type", "application/json")
-        .header("accept", "application/json")
-        .header("origin", browser.base.clone())
-        .header(
-            "cookie",
-            format!(
-                "toolwright_session={}",
-                browser.session.clone().unwrap_or_default()
-            ),
-        )
-        .body(body.to_string())
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
-}
 
 /// A developer whose app's server URL is `url`, with one tool `ping`.
 async fn developer_with_tool(server: &TestServer, email: &str, url: &str) -> Browser {
