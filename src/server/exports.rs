@@ -16,13 +16,13 @@ use axum::{
 use serde::Deserialize;
 use std::{collections::HashMap, sync::Mutex};
 
-/// Rendered exports by app (id and creation time: SQLite reuses a deleted
-/// app's id), revision, format and options. Every change to an app bumps its
-/// revision, so an entry never goes stale: it just stops being asked for.
+/// Rendered exports by app, revision, format and options. Every change to an
+/// app bumps its revision and app ids are never reused (migration 0007), so
+/// an entry never goes stale: it just stops being asked for.
 #[derive(Debug, Default)]
 pub struct ExportCache(Mutex<HashMap<ExportKey, Bytes>>);
 
-type ExportKey = (i64, i64, i64, Format, ExportOptions);
+type ExportKey = (i64, i64, Format, ExportOptions);
 
 /// Entries kept before the cache starts over.
 const CACHE_CAPACITY: usize = 64;
@@ -44,7 +44,7 @@ impl ExportCache {
         entries.insert(key, value);
     }
 
-    /// Drops the exports of the app `id` (deleted).
+    /// Drops the exports of the app `id` (deleted), to free their memory.
     pub fn forget(&self, id: i64) {
         self.0
             .lock()
@@ -60,13 +60,7 @@ pub async fn rendered(
     format: Format,
     options: ExportOptions,
 ) -> Result<Bytes, sqlx::Error> {
-    let key = (
-        app.id,
-        app.created_at,
-        app.details.revision,
-        format,
-        options,
-    );
+    let key = (app.id, app.details.revision, format, options);
     if let Some(hit) = state.exports.get(&key) {
         return Ok(hit);
     }

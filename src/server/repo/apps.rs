@@ -15,9 +15,6 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredApp {
     pub id: i64,
-    /// With `id`, names this app and no other, ever: SQLite may give a
-    /// deleted app's id to the next app created.
-    pub created_at: i64,
     pub details: AppDetails,
     /// An imported legacy `settings` array, verbatim.
     pub settings: Option<serde_json::Value>,
@@ -32,7 +29,6 @@ struct AppRow {
     version: String,
     public_url: String,
     revision: i64,
-    created_at: i64,
     updated_at: i64,
     settings_json: Option<String>,
 }
@@ -41,7 +37,6 @@ impl From<AppRow> for StoredApp {
     fn from(row: AppRow) -> Self {
         StoredApp {
             id: row.id,
-            created_at: row.created_at,
             // Written only by the console from valid JSON; unreadable is treated as absent.
             settings: row
                 .settings_json
@@ -148,7 +143,7 @@ pub async fn find_for_owner(
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
     let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, created_at, updated_at, settings_json \
+        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
          FROM apps WHERE owner_id = $1 AND package_name = $2",
     )
     .bind(owner_id)
@@ -165,7 +160,7 @@ pub async fn find_by_package(
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
     let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, created_at, updated_at, settings_json \
+        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
          FROM apps WHERE package_name = $1",
     )
     .bind(package_name)
@@ -262,7 +257,7 @@ pub async fn delete(db: &Db, owner_id: i64, package_name: &str) -> Result<bool, 
     .fetch_optional(pool)
     .await)?;
     if let Some(app_id) = deleted {
-        // SQLite may give this id to the next app created.
+        // Its configuration is never asked for again: free the memory.
         db.configs().forget(app_id);
     }
     Ok(deleted.is_some())

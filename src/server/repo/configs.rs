@@ -6,8 +6,7 @@
 //! exports) take it from here instead of reading every tool and parameter
 //! again, and a write that starts from the cached revision works out the
 //! next configuration from it (see [`crate::domain::tool::ToolEdit`]) instead
-//! of reading the app back. The one id that can come back — SQLite reuses
-//! the highest row id after a delete — is forgotten when its app is deleted.
+//! of reading the app back. App ids are never reused (migration 0007).
 
 use super::snapshots::ToolDigest;
 use crate::domain::config::AppConfig;
