@@ -5,7 +5,7 @@ use super::AppError;
 use crate::domain::{
     app::{AppDetails, AppSummary},
     keys::ApiKeySummary,
-    tool::Tool,
+    tool::ToolSummary,
 };
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -39,7 +39,8 @@ pub async fn get_app(package_name: String) -> Result<AppDetails, AppError> {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AppPage {
     pub app: AppDetails,
-    pub tools: Vec<Tool>,
+    /// At a glance: a whole tool is fetched when it is edited.
+    pub tools: Vec<ToolSummary>,
     pub keys: Vec<ApiKeySummary>,
 }
 
@@ -53,7 +54,9 @@ pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
         .await
         .map_err(context::internal)?
         .tools
-        .clone();
+        .iter()
+        .map(ToolSummary::of)
+        .collect();
     let keys = repo::api_keys::list_for_app(&state.db, app.id)
         .await
         .map_err(context::internal)?;

@@ -5,25 +5,47 @@
 use super::AppError;
 #[cfg(feature = "ssr")]
 use crate::domain::tool::ToolEdit;
-use crate::domain::tool::{MoveDirection, ToolDraft, ToolsState, ToolsWritten};
+use crate::domain::tool::{MoveDirection, ToolAt, ToolDraft, ToolsState, ToolsWritten};
 use leptos::{prelude::*, server_fn::codec::Json};
 
-/// The app's tools and revision.
+/// The app's tools at a glance, and its revision.
 #[server(prefix = "/api", endpoint = "tools/list")]
 pub async fn get_tools(package_name: String) -> Result<ToolsState, AppError> {
+    use crate::domain::tool::ToolSummary;
+    let (revision, config) = owned_config(&package_name).await?;
+    Ok(ToolsState {
+        revision,
+        tools: config.tools.iter().map(ToolSummary::of).collect(),
+    })
+}
+
+/// One whole tool of the app (for its editor), and the app's revision.
+#[server(prefix = "/api", endpoint = "tools/get")]
+pub async fn get_tool(package_name: String, tool_id: String) -> Result<ToolAt, AppError> {
+    let (revision, config) = owned_config(&package_name).await?;
+    let tool = config
+        .tools
+        .iter()
+        .find(|t| t.id == tool_id)
+        .cloned()
+        .ok_or(AppError::NotFound)?;
+    Ok(ToolAt { revision, tool })
+}
+
+/// The signed-in developer's app `package_name`: its revision and its
+/// configuration at that revision.
+#[cfg(feature = "ssr")]
+async fn owned_config(
+    package_name: &str,
+) -> Result<(i64, std::sync::Arc<crate::domain::config::AppConfig>), AppError> {
     use crate::{api::context, server::repo};
     let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
-    let tools = repo::apps::load_config(&state.db, &app)
+    let app = context::owned_app(&state, &developer, package_name).await?;
+    let config = repo::apps::load_config(&state.db, &app)
         .await
-        .map_err(context::internal)?
-        .tools
-        .clone();
-    Ok(ToolsState {
-        revision: app.details.revision,
-        tools,
-    })
+        .map_err(context::internal)?;
+    Ok((app.details.revision, config))
 }
 
 /// Creates a tool (`original_id` `None`) or replaces the tool now called

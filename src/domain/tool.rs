@@ -55,11 +55,72 @@ pub enum MoveDirection {
     Down,
 }
 
-/// An app's tools with the revision they were read at.
+/// An app's tools at a glance, with the revision they were read at: what
+/// the app page lists. A whole tool is fetched when it is edited
+/// ([`ToolAt`]), so the page does not carry every parameter of every tool.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolsState {
     pub revision: i64,
-    pub tools: Vec<Tool>,
+    pub tools: Vec<ToolSummary>,
+}
+
+/// One whole tool with the revision of its app it was read at.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolAt {
+    pub revision: i64,
+    pub tool: Tool,
+}
+
+/// What a tool's card shows: its id, description, number of parameters and
+/// first activation phrases.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolSummary {
+    pub id: String,
+    pub description: String,
+    /// How many parameters the tool has.
+    pub parameters: usize,
+    /// The first [`ToolSummary::PHRASES_SHOWN`] activation phrases.
+    pub phrases: Vec<String>,
+    /// How many activation phrases there are in all.
+    pub phrase_count: usize,
+}
+
+impl ToolSummary {
+    pub const PHRASES_SHOWN: usize = 2;
+
+    pub fn of(tool: &Tool) -> Self {
+        ToolSummary {
+            id: tool.id.clone(),
+            description: tool.description.clone(),
+            parameters: tool.parameters.len(),
+            phrases: tool
+                .activation_phrases
+                .iter()
+                .take(Self::PHRASES_SHOWN)
+                .cloned()
+                .collect(),
+            phrase_count: tool.activation_phrases.len(),
+        }
+    }
+
+    /// "No parameters", "1 parameter", "3 parameters".
+    pub fn parameters_text(&self) -> String {
+        match self.parameters {
+            0 => "No parameters".to_owned(),
+            1 => "1 parameter".to_owned(),
+            n => format!("{n} parameters"),
+        }
+    }
+
+    /// The first phrases, and how many more there are.
+    pub fn phrases_text(&self) -> String {
+        let more = self.phrase_count.saturating_sub(self.phrases.len());
+        match (self.phrases.is_empty(), more) {
+            (true, _) => "No activation phrases".to_owned(),
+            (false, 0) => self.phrases.join(", "),
+            (false, n) => format!("{} +{n} more", self.phrases.join(", ")),
+        }
+    }
 }
 
 /// One change to an app's list of tools, as the editor makes it.
@@ -101,6 +162,11 @@ impl ToolEdit {
     /// Nothing changes when it is refused.
     pub fn apply(&self, tools: &mut Vec<Tool>) -> Result<(), EditRefused> {
         self.apply_to(tools, |t| &t.id, Tool::clone)
+    }
+
+    /// [`ToolEdit::apply`] on the list at a glance (the app page's).
+    pub fn apply_to_summaries(&self, list: &mut Vec<ToolSummary>) -> Result<(), EditRefused> {
+        self.apply_to(list, |s| &s.id, ToolSummary::of)
     }
 
     /// [`ToolEdit::apply`] on any list that follows the tools one to one

@@ -12,6 +12,16 @@ async fn signed_in(server: &TestServer, email: &str) -> Browser {
     browser
 }
 
+/// `/api/tools/get` for tool `tool_id` of the todo app.
+async fn get_tool(browser: &mut Browser, tool_id: &str) -> crate::common::Answer {
+    browser
+        .call(
+            "/api/tools/get",
+            &[("package_name", "com.example.todo"), ("tool_id", tool_id)],
+        )
+        .await
+}
+
 fn draft(id: &str) -> Value {
     json!({
         "tool_id": id,
@@ -69,13 +79,29 @@ async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
         saved["activation_phrases"],
         json!(["add a reminder", "remind me to"])
     );
-    // ...which is what the app's list now holds.
+    // ...which is what the app now holds: in its list at a glance...
     let list = alice
         .call("/api/tools/list", &[("package_name", "com.example.todo")])
         .await;
     let state: Value = serde_json::from_str(&list.body).unwrap();
     assert_eq!(state["revision"], 2);
-    assert_eq!(&state["tools"][0], saved);
+    assert_eq!(
+        state["tools"],
+        json!([{
+            "id": "add_todo",
+            "description": saved["description"],
+            "parameters": saved["parameters"].as_array().unwrap().len(),
+            "phrases": ["add a reminder", "remind me to"],
+            "phrase_count": 2,
+        }])
+    );
+    // ...and whole, as the editor fetches it.
+    let one = get_tool(&mut alice, "add_todo").await;
+    let at: Value = serde_json::from_str(&one.body).unwrap();
+    assert_eq!(at["revision"], 2);
+    assert_eq!(&at["tool"], saved);
+    let missing = get_tool(&mut alice, "nope").await;
+    assert_eq!(missing.app_error(), AppError::NotFound);
     server.stop().await;
 }
 
@@ -96,6 +122,8 @@ async fn another_developers_save_delete_and_move_are_refused_and_change_nothing(
             .call("/api/tools/list", &[("package_name", "com.example.todo")])
             .await;
         assert_eq!(list.app_error(), AppError::NotFound);
+        let one = get_tool(&mut bob, "add_todo").await;
+        assert_eq!(one.app_error(), AppError::NotFound);
 
         for (path, body) in [
             (

@@ -571,3 +571,56 @@ fn a_refused_edit_changes_nothing() {
     .apply(&mut tools)
     .unwrap();
 }
+
+#[test]
+fn a_summary_shows_the_parameter_count_and_the_first_two_phrases() {
+    let mut tool = add_todo().parse().unwrap();
+    tool.activation_phrases = vec!["one".into(), "two".into(), "three".into()];
+    let summary = ToolSummary::of(&tool);
+    assert_eq!(summary.id, "add_todo");
+    assert_eq!(summary.description, tool.description);
+    assert_eq!(summary.parameters_text(), "1 parameter");
+    assert_eq!(summary.phrases_text(), "one, two +1 more");
+
+    tool.activation_phrases.truncate(2);
+    tool.parameters.push(tool.parameters[0].clone());
+    let summary = ToolSummary::of(&tool);
+    assert_eq!(summary.parameters_text(), "2 parameters");
+    assert_eq!(summary.phrases_text(), "one, two");
+
+    tool.activation_phrases.clear();
+    tool.parameters.clear();
+    let summary = ToolSummary::of(&tool);
+    assert_eq!(summary.parameters_text(), "No parameters");
+    assert_eq!(summary.phrases_text(), "No activation phrases");
+}
+
+#[test]
+fn an_edit_made_on_the_summaries_gives_the_summaries_of_the_edited_list() {
+    let mut tools = vec![named("a"), named("b"), named("c")];
+    let mut summaries: Vec<ToolSummary> = tools.iter().map(ToolSummary::of).collect();
+    let mut renamed = named("b2");
+    renamed.activation_phrases = vec!["x".into(), "y".into(), "z".into()];
+    let edits = [
+        ToolEdit::Save {
+            original_id: None,
+            tool: named("d"),
+        },
+        ToolEdit::Save {
+            original_id: Some("b".into()),
+            tool: renamed,
+        },
+        ToolEdit::Move("d".into(), MoveDirection::Up),
+        ToolEdit::Delete("a".into()),
+    ];
+    for edit in edits {
+        edit.apply(&mut tools).unwrap();
+        edit.apply_to_summaries(&mut summaries).unwrap();
+        let expected: Vec<ToolSummary> = tools.iter().map(ToolSummary::of).collect();
+        assert_eq!(summaries, expected, "{edit:?}");
+    }
+    assert_eq!(
+        ToolEdit::Delete("a".into()).apply_to_summaries(&mut summaries),
+        Err(EditRefused::NotFound)
+    );
+}

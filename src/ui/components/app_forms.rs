@@ -8,7 +8,7 @@ use crate::{
     },
     domain::{
         app::{AppDetails, DEFAULT_VERSION},
-        tool::Tool,
+        tool::ToolSummary,
     },
     ui::components::{
         form::{
@@ -92,7 +92,7 @@ pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
 #[island]
 pub fn AppEditor(
     app: AppDetails,
-    tools: Vec<Tool>,
+    tools: Vec<ToolSummary>,
     notice: Option<String>,
     initial_error: Option<AppError>,
 ) -> impl IntoView {

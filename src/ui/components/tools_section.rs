@@ -1,12 +1,13 @@
 //! The "AI Tools" section of an app's page: a card per tool, "Add tool",
-//! the editor in place of the card being edited, and reordering.
+//! the editor in place of the card being edited, and reordering. The page
+//! carries the tools at a glance; "Edit" fetches the whole tool.
 
 use crate::{
     api::{
-        tools::{GetTools, MoveTool},
+        tools::{GetTool, GetTools, MoveTool},
         AppError,
     },
-    domain::tool::{MoveDirection, Tool, ToolDraft, ToolsState, ToolsWritten},
+    domain::tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
     ui::components::{
         form::FormAlert,
         tool_editor::{EditorOutcome, ToolEditor},
@@ -19,18 +20,22 @@ use leptos::prelude::*;
 #[derive(Clone)]
 struct ToolEntry {
     key: u64,
-    tool: ArcRwSignal<Tool>,
+    tool: ArcRwSignal<ToolSummary>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 enum Editing {
     New,
-    Existing(u64),
+    /// The card `key`, with the whole tool as fetched for its editor.
+    Existing {
+        key: u64,
+        tool: Tool,
+    },
 }
 
 /// Merges the server's list into the entries: same id, same entry (updated);
 /// otherwise a new entry.
-fn merge(entries: &[ToolEntry], tools: Vec<Tool>, next_key: &mut u64) -> Vec<ToolEntry> {
+fn merge(entries: &[ToolEntry], tools: Vec<ToolSummary>, next_key: &mut u64) -> Vec<ToolEntry> {
     tools
         .into_iter()
         .map(|tool| {
@@ -60,7 +65,7 @@ fn merge(entries: &[ToolEntry], tools: Vec<Tool>, next_key: &mut u64) -> Vec<Too
 pub fn ToolsSection(
     package_name: String,
     revision: RwSignal<i64>,
-    tools: Vec<Tool>,
+    tools: Vec<ToolSummary>,
     /// The page's notice.
     notice: RwSignal<Option<String>>,
 ) -> impl IntoView {
@@ -97,12 +102,12 @@ pub fn ToolsSection(
     // A write answers with the edit made at the revision this list was at:
     // made here too, it gives the app's list now.
     let apply_written = move |written: ToolsWritten| {
-        let mut tools: Vec<Tool> =
+        let mut tools: Vec<ToolSummary> =
             entries.with_untracked(|all| all.iter().map(|e| e.tool.get_untracked()).collect());
         // Only the list at the revision just before is the one the edit was
         // made on; anything else (a reload came in between) is fetched again.
         let made = if revision.get_untracked() == written.revision - 1 {
-            written.edit.apply(&mut tools)
+            written.edit.apply_to_summaries(&mut tools)
         } else {
             Err(crate::domain::tool::EditRefused::NotFound)
         };
@@ -148,6 +153,48 @@ pub fn ToolsSection(
         }
     };
     let on_reload = Callback::new(apply_latest);
+
+    // "Edit" first fetches the whole tool: `opening` is the card waiting for it.
+    let opener = ServerAction::<GetTool>::new();
+    let opening = RwSignal::new(None::<(u64, String)>);
+    let open_editor = move |key: u64, tool_id: String| {
+        if opening.get_untracked().is_some() {
+            return;
+        }
+        notice.set(None);
+        alert.set(None);
+        opening.set(Some((key, tool_id.clone())));
+        opener.dispatch(GetTool {
+            package_name: package.get_value(),
+            tool_id,
+        });
+    };
+    Effect::new(move |_| match opener.value().get() {
+        Some(Ok(found)) => {
+            let Some((key, tool_id)) = opening.get_untracked() else {
+                return;
+            };
+            opening.set(None);
+            if found.tool.id != tool_id {
+                return;
+            }
+            // The list is older than the tool: bring the list up to date too.
+            if found.revision > revision.get_untracked() {
+                reload.dispatch(GetTools {
+                    package_name: package.get_value(),
+                });
+            }
+            editing.set(Some(Editing::Existing {
+                key,
+                tool: found.tool,
+            }));
+        }
+        Some(Err(error)) => {
+            opening.set(None);
+            alert.set(Some(error));
+        }
+        None => {}
+    });
 
     let mover = ServerAction::<MoveTool>::new();
     Effect::new(move |_| match mover.value().get() {
@@ -201,7 +248,7 @@ pub fn ToolsSection(
         }
     };
 
-    let is_new = Memo::new(move |_| editing.get() == Some(Editing::New));
+    let is_new = Memo::new(move |_| editing.with(|e| e == &Some(Editing::New)));
     let is_empty = Memo::new(move |_| entries.with(Vec::is_empty));
     let alert_message = Signal::derive(move || alert.get().map(|e| e.to_string()));
     let is_conflict = Signal::derive(move || matches!(alert.get(), Some(AppError::Conflict(_))));
@@ -258,13 +305,21 @@ pub fn ToolsSection(
                     {
                         let key = entry.key;
                         let tool = entry.tool.clone();
-                        let is_editing = Memo::new(move |_| editing.get() == Some(Editing::Existing(key)));
+                        let is_editing = Memo::new(move |_| {
+                            editing.with(|e| matches!(e, Some(Editing::Existing { key: k, .. }) if *k == key))
+                        });
+                        let is_opening = Signal::derive(move || {
+                            opening.with(|o| matches!(o, Some((k, _)) if *k == key))
+                        });
                         let position = Memo::new(move |_| {
                             entries.with(|all| (all.iter().position(|e| e.key == key), all.len()))
                         });
                         move || {
-                            if is_editing.get() {
-                                let current = tool.get_untracked();
+                            let current = editing.with_untracked(|e| match e {
+                                Some(Editing::Existing { key: k, tool }) if *k == key => Some(tool.clone()),
+                                _ => None,
+                            });
+                            if let (true, Some(current)) = (is_editing.get(), current) {
                                 let draft = ToolDraft::from_tool(&current);
                                 view! {
                                     <li class="tool-item editing">
@@ -282,10 +337,8 @@ pub fn ToolsSection(
                                             tool
                                             position
                                             hydrated
-                                            on_edit=Callback::new(move |()| {
-                                                notice.set(None);
-                                                editing.set(Some(Editing::Existing(key)));
-                                            })
+                                            opening=is_opening
+                                            on_edit=Callback::new(move |tool_id| open_editor(key, tool_id))
                                             on_move=Callback::new(move |(id, direction)| move_tool(id, direction))
                                             busy=mover.pending()
                                         />
@@ -307,10 +360,14 @@ pub fn ToolsSection(
 fn ToolCard(
     key: u64,
     package: String,
-    tool: ArcRwSignal<Tool>,
+    tool: ArcRwSignal<ToolSummary>,
     position: Memo<(Option<usize>, usize)>,
     hydrated: RwSignal<bool>,
-    on_edit: Callback<()>,
+    /// "Edit" is fetching this tool.
+    #[prop(into)]
+    opening: Signal<bool>,
+    /// "Edit", with the tool's id.
+    on_edit: Callback<String>,
     on_move: Callback<(String, MoveDirection)>,
     #[prop(into)] busy: Signal<bool>,
 ) -> impl IntoView {
@@ -324,34 +381,15 @@ fn ToolCard(
     };
     let parameters = {
         let tool = tool.clone();
-        move || match tool.with(|t| t.parameters.len()) {
-            0 => "No parameters".to_owned(),
-            1 => "1 parameter".to_owned(),
-            n => format!("{n} parameters"),
-        }
+        move || tool.with(ToolSummary::parameters_text)
     };
     let phrases = {
         let tool = tool.clone();
-        move || {
-            tool.with(|t| {
-                let shown: Vec<&str> = t
-                    .activation_phrases
-                    .iter()
-                    .take(2)
-                    .map(String::as_str)
-                    .collect();
-                let more = t.activation_phrases.len().saturating_sub(2);
-                match (shown.is_empty(), more) {
-                    (true, _) => "No activation phrases".to_owned(),
-                    (false, 0) => shown.join(", "),
-                    (false, n) => format!("{} +{n} more", shown.join(", ")),
-                }
-            })
-        }
+        move || tool.with(ToolSummary::phrases_text)
     };
     let first = move || position.with(|(at, _)| *at == Some(0));
     let last = move || position.with(|(at, len)| at.map(|at| at + 1 >= *len).unwrap_or(true));
-    let (up_tool, down_tool) = (tool.clone(), tool.clone());
+    let (up_tool, down_tool, edit_tool) = (tool.clone(), tool.clone(), tool.clone());
     let (up_label, down_label) = (tool.clone(), tool.clone());
     let try_href = {
         let tool = tool.clone();
@@ -394,7 +432,8 @@ fn ToolCard(
                         type="button"
                         id=format!("tool-{key}-edit")
                         disabled=move || !hydrated.get()
-                        on:click=move |_| on_edit.run(())
+                        aria-busy=move || if opening.get() { "true" } else { "false" }
+                        on:click=move |_| on_edit.run(edit_tool.with_untracked(|t| t.id.clone()))
                     >
                         "Edit"
                     </button>
