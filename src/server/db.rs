@@ -12,10 +12,13 @@ use super::{
 };
 use sqlx::{
     migrate::{MigrateError, Migrator},
+    pool::PoolConnection,
     postgres::{PgPool, PgPoolOptions},
     sqlite::{
-        SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+        SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+        SqliteSynchronous,
     },
+    ConnectOptions, Postgres,
 };
 use std::{str::FromStr, sync::Arc, time::Duration};
 
@@ -34,17 +37,55 @@ pub enum Pool {
     Postgres(PgPool),
 }
 
-/// The console's database: a pool, and for SQLite the turn of its one writer.
+/// The console's database: a pool, and for SQLite the connection of its one writer.
 #[derive(Clone, Debug)]
 pub struct Db {
     pool: Pool,
-    /// SQLite takes one writer at a time, and a writer that finds the file
-    /// locked sleeps and polls (the busy timeout): under concurrent saves,
-    /// latency piles up in those sleeps. Writers take their turn here, in
-    /// order, instead. PostgreSQL locks rows itself and needs no turn.
-    writer: Option<Arc<tokio::sync::Mutex<()>>>,
+    /// Where writes go (see [`on_writer!`]).
+    writer: Writers,
     /// Apps' configurations at their latest revision (see [`ConfigCache`]).
     configs: Arc<ConfigCache>,
+}
+
+/// Where writes go. SQLite takes one writer at a time, and a writer that
+/// finds the file locked sleeps and polls (the busy timeout): under
+/// concurrent saves, latency piles up in those sleeps. So every write takes
+/// its turn, in order, on one connection kept for writing. Being the only
+/// connection that changes the file, it also keeps its page cache: a pooled
+/// connection drops its whole cache whenever another one has written, and
+/// read the pages back from the file at the start of every write (measured
+/// in BENCHMARKS.md). PostgreSQL locks rows itself: any pooled connection.
+#[derive(Clone, Debug)]
+enum Writers {
+    Sqlite(Arc<tokio::sync::Mutex<SqliteConnection>>),
+    Postgres(PgPool),
+}
+
+/// A connection to write on, for as long as it is held (see [`on_writer!`]).
+pub enum Writer<'a> {
+    /// SQLite's one writing connection: the turn lasts as long as the guard.
+    Sqlite(tokio::sync::MutexGuard<'a, SqliteConnection>),
+    Postgres(PoolConnection<Postgres>),
+}
+
+/// Runs `$body` with `$conn` bound to a `&mut` connection to write on —
+/// SQLite's writing connection, in turn, or a pooled PostgreSQL one. The body
+/// is compiled once per backend, like [`on_db!`]'s; `?` on the way in, so
+/// the caller returns `Result<_, sqlx::Error>`.
+#[macro_export]
+macro_rules! on_writer {
+    ($db:expr, $conn:ident => $body:expr) => {
+        match $db.writer().await? {
+            $crate::server::db::Writer::Sqlite(mut turn) => {
+                let $conn: &mut sqlx::SqliteConnection = &mut *turn;
+                $body
+            }
+            $crate::server::db::Writer::Postgres(mut pooled) => {
+                let $conn: &mut sqlx::PgConnection = &mut *pooled;
+                $body
+            }
+        }
+    };
 }
 
 /// Runs `$body` with `$pool` bound to the concrete pool of whichever backend
@@ -80,11 +121,12 @@ impl Db {
                 let pool = SqlitePoolOptions::new()
                     .max_connections(8)
                     .acquire_timeout(ACQUIRE_TIMEOUT)
-                    .connect_with(options)
+                    .connect_with(options.clone())
                     .await?;
+                let writer = options.connect().await?;
                 Ok(Db {
                     pool: Pool::Sqlite(pool),
-                    writer: Some(Arc::default()),
+                    writer: Writers::Sqlite(Arc::new(tokio::sync::Mutex::new(writer))),
                     configs: Arc::default(),
                 })
             }
@@ -95,8 +137,8 @@ impl Db {
                     .connect(&config.database_url)
                     .await?;
                 Ok(Db {
-                    pool: Pool::Postgres(pool),
-                    writer: None,
+                    pool: Pool::Postgres(pool.clone()),
+                    writer: Writers::Postgres(pool),
                     configs: Arc::default(),
                 })
             }
@@ -119,12 +161,13 @@ impl Db {
         &self.configs
     }
 
-    /// Waits for this writer's turn (SQLite); hold the guard for the whole
-    /// write. Immediate on PostgreSQL.
-    pub async fn writing(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+    /// A connection to write on: SQLite's writing connection once it is
+    /// this writer's turn (hold it for the whole write), or a pooled
+    /// PostgreSQL one. Used through [`on_writer!`].
+    pub async fn writer(&self) -> Result<Writer<'_>, sqlx::Error> {
         match &self.writer {
-            Some(writer) => Some(writer.lock().await),
-            None => None,
+            Writers::Sqlite(connection) => Ok(Writer::Sqlite(connection.lock().await)),
+            Writers::Postgres(pool) => Ok(Writer::Postgres(pool.acquire().await?)),
         }
     }
 

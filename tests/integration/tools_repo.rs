@@ -216,6 +216,20 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
             stored.details.revision, 3,
             "{label}: no refused write bumped the revision"
         );
+        // The next write lands alone: nothing of the refused ones (rolled
+        // back on the same writing connection) rides along with it.
+        let (revision, tools) = applied(
+            repo::tools::save(&db, app_id, 3, Some("add_todo"), &edit, &alice(), 5)
+                .await
+                .unwrap(),
+        );
+        let expected = vec![edit.clone(), before[1].clone()];
+        assert_eq!((revision, &tools), (4, &expected), "{label}");
+        assert_eq!(
+            repo::tools::list_for_app(&db, app_id).await.unwrap(),
+            expected,
+            "{label}"
+        );
         db.close().await;
     }
 }

@@ -1,7 +1,7 @@
 //! Read-only API keys of an app. Only a SHA-256 of each key is stored: the
 //! key itself is shown once, when it is made.
 
-use crate::{domain::keys::ApiKeySummary, on_db, server::db::Db};
+use crate::{domain::keys::ApiKeySummary, on_db, on_writer, server::db::Db};
 use sha2::{Digest, Sha256};
 
 /// Every key starts with this, so it is recognisable in a config or a log.
@@ -36,8 +36,7 @@ pub async fn create(
     key: &str,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+    on_writer!(db, conn => sqlx::query_scalar::<_, i64>(
         "INSERT INTO api_keys (app_id, name, prefix, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
     )
     .bind(app_id)
@@ -45,7 +44,7 @@ pub async fn create(
     .bind(shown_part(key))
     .bind(hash(key))
     .bind(now_ms)
-    .fetch_one(pool)
+    .fetch_one(conn)
     .await)
 }
 
@@ -74,14 +73,13 @@ pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<ApiKeySummary>, sq
 
 /// Revokes key `key_id` of app `app_id`; `false` when there is no such live key.
 pub async fn revoke(db: &Db, app_id: i64, key_id: i64, now_ms: i64) -> Result<bool, sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => sqlx::query(
+    on_writer!(db, conn => sqlx::query(
         "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND app_id = $3 AND revoked_at IS NULL",
     )
     .bind(now_ms)
     .bind(key_id)
     .bind(app_id)
-    .execute(pool)
+    .execute(conn)
     .await
     .map(|done| done.rows_affected() > 0))
 }
@@ -104,11 +102,10 @@ pub async fn authenticate(db: &Db, key: &str, now_ms: i64) -> Result<Option<i64>
         return Ok(None);
     };
     if last_used_at.is_none_or(|at| now_ms - at >= LAST_USED_RESOLUTION_MS) {
-        let _turn = db.writing().await;
-        on_db!(db, pool => sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
+        on_writer!(db, conn => sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
             .bind(now_ms)
             .bind(id)
-            .execute(pool)
+            .execute(conn)
             .await
             .map(|_| ()))?;
     }

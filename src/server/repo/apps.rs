@@ -5,7 +5,7 @@ use crate::{
         config::AppConfig,
         revision::Change,
     },
-    on_db,
+    on_db, on_writer,
     server::{db::Db, repo::tools::Ahead},
 };
 use std::sync::Arc;
@@ -75,9 +75,8 @@ pub async fn create(
     // sequence that never repeats one (migration 0007). PostgreSQL's
     // identity never does.
     let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
-    let _turn = db.writing().await;
-    on_db!(db, pool => {
-        let mut tx = pool.begin().await?;
+    on_writer!(db, conn => {
+        let mut tx = sqlx::Connection::begin(conn).await?;
         let sql = if sqlite {
             let id: i64 = sqlx::query_scalar("INSERT INTO app_ids DEFAULT VALUES RETURNING id")
                 .fetch_one(&mut *tx)
@@ -219,9 +218,8 @@ pub async fn update(
             known: kept.digests.map(|digests| ((*digests).clone(), Vec::new())),
         }
     });
-    let _turn = db.writing().await;
-    on_db!(db, pool => {
-        let mut tx = pool.begin().await?;
+    on_writer!(db, conn => {
+        let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(Revised::Stale);
         };
@@ -248,13 +246,12 @@ pub async fn update(
 /// Deletes the owner's app and, by cascade, its tools. `false` when there
 /// is no such app of theirs.
 pub async fn delete(db: &Db, owner_id: i64, package_name: &str) -> Result<bool, sqlx::Error> {
-    let _turn = db.writing().await;
-    let deleted: Option<i64> = on_db!(db, pool => sqlx::query_scalar(
+    let deleted: Option<i64> = on_writer!(db, conn => sqlx::query_scalar(
         "DELETE FROM apps WHERE owner_id = $1 AND package_name = $2 RETURNING id",
     )
     .bind(owner_id)
     .bind(package_name)
-    .fetch_optional(pool)
+    .fetch_optional(conn)
     .await)?;
     if let Some(app_id) = deleted {
         // Its configuration is never asked for again: free the memory.

@@ -1,4 +1,4 @@
-use crate::{api::auth::CurrentDeveloper, on_db, server::db::Db};
+use crate::{api::auth::CurrentDeveloper, on_db, on_writer, server::db::Db};
 
 /// A developer's row, hash included. Deliberately not `Serialize`: the hash
 /// never leaves the server.
@@ -26,14 +26,13 @@ pub async fn create(
     password_hash: &str,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+    on_writer!(db, conn => sqlx::query_scalar::<_, i64>(
         "INSERT INTO developers (email, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
     )
     .bind(email)
     .bind(password_hash)
     .bind(now_ms)
-    .fetch_one(pool)
+    .fetch_one(conn)
     .await)
 }
 

@@ -4,27 +4,25 @@
 //! together; a refused attempt is taken back, a failed one stays, a
 //! successful log-in clears its email's.
 
-use crate::{on_db, server::db::Db};
+use crate::{on_db, on_writer, server::db::Db};
 
 /// Writes an attempt for `email` from `client` at `at_ms`: its row id.
 pub async fn record(db: &Db, email: &str, client: &str, at_ms: i64) -> Result<i64, sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => sqlx::query_scalar::<_, i64>(
+    on_writer!(db, conn => sqlx::query_scalar::<_, i64>(
         "INSERT INTO login_failures (email, client, attempted_at) VALUES ($1, $2, $3) RETURNING id",
     )
     .bind(email)
     .bind(client)
     .bind(at_ms)
-    .fetch_one(pool)
+    .fetch_one(conn)
     .await)
 }
 
 /// Takes back the attempt `id` (one that was refused before any checking).
 pub async fn withdraw(db: &Db, id: i64) -> Result<(), sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => sqlx::query("DELETE FROM login_failures WHERE id = $1")
+    on_writer!(db, conn => sqlx::query("DELETE FROM login_failures WHERE id = $1")
         .bind(id)
-        .execute(pool)
+        .execute(conn)
         .await
         .map(|_| ()))
 }
@@ -67,20 +65,18 @@ pub async fn since_for_client(
 
 /// Forgets the failures of `email` (after a successful log-in).
 pub async fn clear_for_email(db: &Db, email: &str) -> Result<(), sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => sqlx::query("DELETE FROM login_failures WHERE email = $1")
+    on_writer!(db, conn => sqlx::query("DELETE FROM login_failures WHERE email = $1")
         .bind(email)
-        .execute(pool)
+        .execute(conn)
         .await
         .map(|_| ()))
 }
 
 /// Deletes failures older than `before_ms`; they no longer count.
 pub async fn prune(db: &Db, before_ms: i64) -> Result<u64, sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => sqlx::query("DELETE FROM login_failures WHERE attempted_at < $1")
+    on_writer!(db, conn => sqlx::query("DELETE FROM login_failures WHERE attempted_at < $1")
         .bind(before_ms)
-        .execute(pool)
+        .execute(conn)
         .await
         .map(|done| done.rows_affected()))
 }

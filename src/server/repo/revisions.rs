@@ -7,7 +7,7 @@ use crate::{
         config::AppConfig,
         revision::{Change, RevisionDetail, RevisionSummary},
     },
-    on_db,
+    on_db, on_writer,
     server::{db::Db, repo::snapshots},
 };
 use std::collections::HashMap;
@@ -95,9 +95,8 @@ pub async fn replace(
     author: &Author,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
-    let _turn = db.writing().await;
-    on_db!(db, pool => {
-        let mut tx = pool.begin().await?;
+    on_writer!(db, conn => {
+        let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(Revised::Stale);
         };

@@ -9,7 +9,7 @@ use crate::{
         revision::Change,
         tool::{MoveDirection, ParamType, Parameter, Tool, ToolEdit, ToolHints},
     },
-    on_db,
+    on_db, on_writer,
     server::{
         db::Db,
         repo::{
@@ -201,9 +201,8 @@ pub async fn save(
     };
     // Worked out before the turn: the turn is only for the database.
     let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
-    let _turn = db.writing().await;
-    on_db!(db, pool => {
-        let mut tx = pool.begin().await?;
+    on_writer!(db, conn => {
+        let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
@@ -264,9 +263,8 @@ pub async fn delete(
     let edit = ToolEdit::Delete(tool_id.to_owned());
     // Worked out before the turn: the turn is only for the database.
     let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
-    let _turn = db.writing().await;
-    on_db!(db, pool => {
-        let mut tx = pool.begin().await?;
+    on_writer!(db, conn => {
+        let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
@@ -301,9 +299,8 @@ pub async fn move_tool(
     let edit = ToolEdit::Move(tool_id.to_owned(), direction);
     // Worked out before the turn: the turn is only for the database.
     let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
-    let _turn = db.writing().await;
-    on_db!(db, pool => {
-        let mut tx = pool.begin().await?;
+    on_writer!(db, conn => {
+        let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
