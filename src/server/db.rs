@@ -1,10 +1,12 @@
-//! The database: one pool, SQLite or PostgreSQL, chosen by the URL's scheme.
+//! The database: one pool, SQLite or PostgreSQL, chosen by the URL's scheme,
+//! and for SQLite one more connection that every write goes through.
 //!
 //! Repositories write each query once, with `$1, $2, …` placeholders numbered
 //! in order of first use (SQLite binds `$N` by order of appearance), and run it
-//! through [`on_db!`], which expands the same code for each backend. This keeps
-//! the native pools (which the session store needs) and native type decoding,
-//! where `sqlx::Any` would need a second pool and lossy conversions.
+//! through [`on_db!`] (reads) or [`on_writer!`] (writes), which expand the
+//! same code for each backend. This keeps the native pools (which the session
+//! store needs) and native type decoding, where `sqlx::Any` would need a
+//! second pool and lossy conversions.
 
 use super::{
     config::{Backend, Config},
