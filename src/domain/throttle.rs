@@ -29,14 +29,17 @@ impl ThrottlePolicy {
     }
 
     /// `None` when an attempt at `now_ms` is allowed; otherwise how many
-    /// milliseconds until it will be. `failures` are the times of earlier
-    /// failures, in any order; those outside the window are ignored.
+    /// milliseconds until it will be. `failures` are the times of other
+    /// failures, in any order; those before the window are ignored. One
+    /// stamped after `now_ms` (a parallel attempt whose clock read came a
+    /// moment later) counts as made at `now_ms`: ignoring it would let
+    /// parallel attempts miss each other and slip past the limit together.
     pub fn retry_after(&self, failures: &[i64], now_ms: i64) -> Option<i64> {
         let start = self.window_start(now_ms);
         let mut recent: Vec<i64> = failures
             .iter()
-            .copied()
-            .filter(|&t| t >= start && t <= now_ms)
+            .map(|&t| t.min(now_ms))
+            .filter(|&t| t >= start)
             .collect();
         if recent.len() < self.max_failures {
             return None;
@@ -105,6 +108,16 @@ mod tests {
         let now = 100 * MIN;
         let old: Vec<i64> = (0..10).map(|i| now - 15 * MIN - i).collect();
         assert_eq!(PER_EMAIL.retry_after(&old, now), None);
+    }
+
+    #[test]
+    fn failures_stamped_a_moment_later_count_as_now() {
+        let now = 100 * MIN;
+        // Four parallel attempts read the clock a few milliseconds after
+        // this one: with one earlier failure, that is five.
+        let failures = [now - MIN, now + 1, now + 2, now + 2, now + 3];
+        assert_eq!(PER_EMAIL.retry_after(&failures, now), Some(14 * MIN));
+        assert_eq!(PER_EMAIL.retry_after(&failures[1..], now), None);
     }
 
     #[test]
