@@ -328,7 +328,8 @@ pub fn ToolsSection(
                                 }
                                     .into_any()
                             } else {
-                                let tool = tool.clone();
+                                // Tracked: a changed summary draws the card again.
+                                let tool = tool.get();
                                 view! {
                                     <li class="tool-item">
                                         <ToolCard
@@ -356,11 +357,13 @@ pub fn ToolsSection(
 }
 
 /// A tool at a glance: id, description, parameter count, first phrases.
+/// Drawn from one summary (the row draws it again when the summary
+/// changes); only the buttons' states follow signals.
 #[component]
 fn ToolCard(
     key: u64,
     package: String,
-    tool: ArcRwSignal<ToolSummary>,
+    tool: ToolSummary,
     position: Memo<(Option<usize>, usize)>,
     hydrated: RwSignal<bool>,
     /// "Edit" is fetching this tool.
@@ -371,38 +374,21 @@ fn ToolCard(
     on_move: Callback<(String, MoveDirection)>,
     #[prop(into)] busy: Signal<bool>,
 ) -> impl IntoView {
-    let id = {
-        let tool = tool.clone();
-        move || tool.with(|t| t.id.clone())
-    };
-    let description = {
-        let tool = tool.clone();
-        move || tool.with(|t| t.description.clone())
-    };
-    let parameters = {
-        let tool = tool.clone();
-        move || tool.with(ToolSummary::parameters_text)
-    };
-    let phrases = {
-        let tool = tool.clone();
-        move || tool.with(ToolSummary::phrases_text)
-    };
     let first = move || position.with(|(at, _)| *at == Some(0));
     let last = move || position.with(|(at, len)| at.map(|at| at + 1 >= *len).unwrap_or(true));
-    let (up_tool, down_tool, edit_tool) = (tool.clone(), tool.clone(), tool.clone());
-    let (up_label, down_label) = (tool.clone(), tool.clone());
-    let try_href = {
-        let tool = tool.clone();
-        move || {
-            tool.with(|t| {
-                format!(
-                    "/console/apps/{}/tools/{}/try",
-                    crate::domain::url::encode_component(&package),
-                    crate::domain::url::encode_component(&t.id)
-                )
-            })
-        }
-    };
+    let try_href = format!(
+        "/console/apps/{}/tools/{}/try",
+        crate::domain::url::encode_component(&package),
+        crate::domain::url::encode_component(&tool.id)
+    );
+    let up_label = format!("Move {} up", tool.id);
+    let down_label = format!("Move {} down", tool.id);
+    let parameters = tool.parameters_text();
+    let phrases = tool.phrases_text();
+    let ToolSummary {
+        id, description, ..
+    } = tool;
+    let (up_id, down_id, edit_id) = (id.clone(), id.clone(), id.clone());
 
     view! {
         <article class="tool-card">
@@ -412,18 +398,18 @@ fn ToolCard(
                     <button
                         type="button"
                         class="icon"
-                        aria-label=move || up_label.with(|t| format!("Move {} up", t.id))
+                        aria-label=up_label
                         disabled=move || !hydrated.get() || first() || busy.get()
-                        on:click=move |_| on_move.run((up_tool.with_untracked(|t| t.id.clone()), MoveDirection::Up))
+                        on:click=move |_| on_move.run((up_id.clone(), MoveDirection::Up))
                     >
                         "↑"
                     </button>
                     <button
                         type="button"
                         class="icon"
-                        aria-label=move || down_label.with(|t| format!("Move {} down", t.id))
+                        aria-label=down_label
                         disabled=move || !hydrated.get() || last() || busy.get()
-                        on:click=move |_| on_move.run((down_tool.with_untracked(|t| t.id.clone()), MoveDirection::Down))
+                        on:click=move |_| on_move.run((down_id.clone(), MoveDirection::Down))
                     >
                         "↓"
                     </button>
@@ -433,7 +419,7 @@ fn ToolCard(
                         id=format!("tool-{key}-edit")
                         disabled=move || !hydrated.get()
                         aria-busy=move || if opening.get() { "true" } else { "false" }
-                        on:click=move |_| on_edit.run(edit_tool.with_untracked(|t| t.id.clone()))
+                        on:click=move |_| on_edit.run(edit_id.clone())
                     >
                         "Edit"
                     </button>
