@@ -39,6 +39,31 @@ test("two tabs edit one tool: the second save is refused and keeps its input @js
   await other.close();
 });
 
+test("a tool changed in another tab shows its new summary on its card here @js-only", async ({ page, browser }) => {
+  const email = await signUp(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
+  await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
+  await addTool(page, { id: "get_todos", description: "List the to-do items" });
+
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await logInToConsole(second, email);
+  await second.goto(`/console/apps/${packageName}`);
+  await toolCard(second, "get_todos").getByRole("button", { name: "Edit" }).click();
+  await editor(second).getByLabel("Description").first().fill("Changed in the second tab");
+  await editor(second).getByRole("button", { name: "Save tool" }).click();
+  await expect(second.getByRole("status")).toHaveText("Saved tool get_todos.");
+  await other.close();
+
+  // Opening another tool here finds the app newer than this page's list and
+  // fetches the list: the card not being edited shows the new summary.
+  await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
+  await expect(editor(page)).toBeVisible();
+  await expect(toolCard(page, "get_todos")).toContainText("Changed in the second tab");
+  await expect(toolCard(page, "get_todos")).not.toContainText("List the to-do items");
+});
+
 test("the app details form refuses a stale save and keeps the input @js-only", async ({ page, browser }) => {
   const email = await signUp(page);
   const packageName = uniquePackage();
