@@ -225,8 +225,8 @@ def write_report(results, first_load, raw, rss_kb):
         f"floor's own {save_floor['rps']:.0f} saves/s that is {floor_mean_ms:.1f} ms before any HTTP, so "
         f"a p99 of 10 ms would need more than 1600 saves/s from the one writer — "
         f"{1600 / save_floor['rps']:.1f}× what the bare repository write does on this machine.",
-        "- Page: nearly all of its time is rendering (the database reads are a few percent), and a "
-        "third of that is the allocator. Views are type-erased in the server too: the wasm needs it for its "
+        "- Page: nearly all of its time is rendering (the database reads are a few percent), and the allocator is "
+        "mimalloc (glibc's malloc took a third of it). Views are type-erased in the server too: the wasm needs it for its "
         "size, and a server without it renders different hydration markers (the islands then fail to hydrate).",
     ]
     lines += ["", "Raw medians:", "", "```json", json.dumps(m, indent=2), "```", ""]

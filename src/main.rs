@@ -7,7 +7,6 @@ use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    limit_malloc_arenas();
     let config = match Config::from_env() {
         Ok(config) => config,
         Err(error) => {
@@ -100,19 +99,4 @@ async fn shutdown_signal() {
     }
 }
 
-/// glibc gives every thread that allocates its own arena and rarely returns
-/// freed memory from them: with the runtime's and the blocking pool's
-/// threads, the resident size grows far beyond what is in use. Two arenas
-/// keep it close to the working set. A page of a large app is built in
-/// buffers of hundreds of KB: they stay in the heap (below the mmap
-/// threshold), since a fresh mapping for each — zeroed, faulted in page by
-/// page, unmapped after — cost a fifth of the page's time (see BENCHMARKS.md).
-fn limit_malloc_arenas() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: mallopt only changes allocator tunables, with values it accepts.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 * 1024 * 1024);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 1024 * 1024);
-    }
-}
+toolwright::install_allocator!();

@@ -278,6 +278,9 @@ async fn floor_export(url: &str, threads: usize, seconds: u64) -> Result<(), Str
     Ok(())
 }
 
+// The server's allocator, so that the floors run on it too.
+toolwright::install_allocator!();
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
