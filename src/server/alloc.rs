@@ -4,29 +4,33 @@
 //! built from many small allocations, and glibc's malloc spent about a third
 //! of the page's time on them (see BENCHMARKS.md). Blocks of 4 MiB and more
 //! — argon2's 19 MiB of working memory for each password hash, above all —
-//! come from glibc instead, which maps each on its own and unmaps it when it
-//! is freed, so a burst of log-ins leaves nothing resident behind it.
+//! come from glibc instead, which maps such a block on its own (unless freed
+//! heap memory fits it) and unmaps it when it is freed, so a burst of
+//! log-ins leaves nothing resident behind it.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 
-/// The size from which a block comes from glibc (and glibc maps it).
+/// The size from which a block comes from glibc.
 const LARGE: usize = 4 * 1024 * 1024;
 
 /// Installed, with [`configure`], by [`install_allocator!`](crate::install_allocator).
 pub struct Allocator;
 
-/// Installs [`Allocator`] as the program's allocator, and has [`configure`]
-/// run among the program's constructors: mimalloc's options must be set
-/// before its first allocation, which Rust's runtime makes before `main`.
+/// Installs [`Allocator`] as the program's allocator, and on Linux has
+/// [`configure`] run among the program's constructors (before any thread
+/// starts): mimalloc's options must be set before its first allocation,
+/// which Rust's runtime makes before `main`. Elsewhere both allocators keep
+/// their defaults.
 #[macro_export]
 macro_rules! install_allocator {
     () => {
         #[global_allocator]
         static ALLOCATOR: $crate::server::alloc::Allocator = $crate::server::alloc::Allocator;
 
+        #[cfg(target_os = "linux")]
         #[used]
         #[link_section = ".init_array"]
-        static CONFIGURE_ALLOCATOR: extern "C" fn() = $crate::server::alloc::configure;
+        static CONFIGURE_ALLOCATOR: unsafe extern "C" fn() = $crate::server::alloc::configure;
     };
 }
 
@@ -98,10 +102,20 @@ mod option {
 /// - glibc (the largest blocks, and SQLite's own allocations): it gives
 ///   every thread that allocates its own arena and rarely returns freed
 ///   memory from them; two arenas keep the resident size close to the
-///   working set. Blocks of 4 MiB and more are always mapped on their own
-///   (the threshold is fixed rather than raised as blocks are freed).
-pub extern "C" fn configure() {
-    // SAFETY: mi_option_set only stores an option's value.
+///   working set. It maps blocks of 4 MiB and more on their own unless
+///   freed heap memory fits them (the threshold is fixed rather than raised
+///   as blocks are freed).
+///
+/// The options set here override mimalloc's `MIMALLOC_ARENA_EAGER_COMMIT`
+/// and `MIMALLOC_PURGE_DELAY` environment variables.
+///
+/// # Safety
+///
+/// Only while the program has a single thread: neither allocator's options
+/// may change while another thread allocates.
+pub unsafe extern "C" fn configure() {
+    // SAFETY: mi_option_set only stores an option's value; the caller
+    // guarantees no other thread is reading it.
     unsafe {
         libmimalloc_sys::mi_option_set(option::ARENA_EAGER_COMMIT, 0);
         libmimalloc_sys::mi_option_set(option::PURGE_DELAY, 0);
@@ -119,10 +133,17 @@ pub extern "C" fn configure() {
 mod tests {
     use super::*;
 
+    /// Whether mimalloc made the block at `ptr`.
+    fn from_mimalloc(ptr: *const u8) -> bool {
+        // SAFETY: only asks whether an address is in mimalloc's arenas.
+        unsafe { libmimalloc_sys::mi_is_in_heap_region(ptr.cast()) }
+    }
+
     #[test]
     fn the_mimalloc_options_are_the_ones_meant() {
         // Their documented defaults (mimalloc 3, options.c): a changed
-        // numbering would read some other option's value.
+        // numbering would read some other option's value. (`configure` is
+        // not run in this test program.)
         // SAFETY: mi_option_get only reads an option's value.
         let (eager, delay) = unsafe {
             (
@@ -133,22 +154,47 @@ mod tests {
         assert_eq!((eager, delay), (2, 1000));
     }
 
-    fn round_trip(allocator: &Allocator, from: usize, to: usize) {
+    #[test]
+    fn blocks_below_the_threshold_come_from_mimalloc_and_the_rest_from_glibc() {
+        let allocator = Allocator;
+        for (size, mimalloc) in [
+            (64, true),
+            (LARGE - 1, true),
+            (LARGE, false),
+            (LARGE + 1, false),
+        ] {
+            let layout = Layout::from_size_align(size, 16).unwrap();
+            // SAFETY: a fresh block of `layout`, freed with the same layout.
+            unsafe {
+                let block = allocator.alloc(layout);
+                assert!(!block.is_null());
+                assert_eq!(from_mimalloc(block), mimalloc, "a block of {size} bytes");
+                allocator.dealloc(block, layout);
+            }
+        }
+    }
+
+    /// Resizes a block of `from` bytes to `to`: it must come from the
+    /// allocator its new size says, with its contents (as far as both
+    /// sizes go) kept.
+    fn resize(allocator: &Allocator, from: usize, to: usize) {
         let layout = Layout::from_size_align(from, 16).unwrap();
+        let kept = from.min(to);
+        let marks = [0, kept / 3, kept / 2, kept - 1];
+        let mark = |i: usize| (i % 251) as u8 + 1;
         // SAFETY: a fresh block of `layout`, written and read within its
         // size, resized with the same layout and freed with the new one.
         unsafe {
             let block = allocator.alloc(layout);
             assert!(!block.is_null());
-            for i in [0, from / 2, from - 1] {
-                *block.add(i) = (i % 251) as u8;
+            for i in marks {
+                *block.add(i) = mark(i);
             }
             let resized = allocator.realloc(block, layout, to);
             assert!(!resized.is_null());
-            for i in [0, from / 2, from - 1] {
-                if i < to {
-                    assert_eq!(*resized.add(i), (i % 251) as u8);
-                }
+            assert_eq!(from_mimalloc(resized), to < LARGE, "{from} → {to} bytes");
+            for i in marks {
+                assert_eq!(*resized.add(i), mark(i), "byte {i} after {from} → {to}");
             }
             allocator.dealloc(resized, Layout::from_size_align(to, 16).unwrap());
         }
@@ -157,16 +203,16 @@ mod tests {
     #[test]
     fn blocks_keep_their_contents_when_resized_within_and_across_the_threshold() {
         let allocator = Allocator;
-        round_trip(&allocator, 1024, 4096); // mimalloc → mimalloc
-        round_trip(&allocator, LARGE - 1024, LARGE + 1024); // mimalloc → glibc
-        round_trip(&allocator, LARGE + 1024, 1024); // glibc → mimalloc
-        round_trip(&allocator, LARGE, 2 * LARGE); // glibc → glibc
+        resize(&allocator, 1024, 4096); // mimalloc → mimalloc
+        resize(&allocator, LARGE - 1024, LARGE); // mimalloc → glibc
+        resize(&allocator, LARGE + 1024, 1024); // glibc → mimalloc
+        resize(&allocator, LARGE, 2 * LARGE); // glibc → glibc
     }
 
     #[test]
     fn zeroed_blocks_are_zero_on_both_sides_of_the_threshold() {
         let allocator = Allocator;
-        for size in [64, LARGE + 64] {
+        for size in [64, LARGE - 64, LARGE, LARGE + 64] {
             let layout = Layout::from_size_align(size, 8).unwrap();
             // SAFETY: a fresh zeroed block, read within its size, then freed.
             unsafe {
