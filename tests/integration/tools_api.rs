@@ -221,3 +221,56 @@ async fn a_stale_tool_save_is_a_conflict() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn tool_functions_need_a_session_and_change_nothing_without_one() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_in(&server, "alice@example.com").await;
+    create_app(&mut alice).await;
+    let (status, _) = json_call_with_status(
+        &alice,
+        "/api/tools/save",
+        json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
+    )
+    .await;
+    assert_eq!(status, 200);
+
+    // Someone without a session, who knows the app and the tool.
+    let mut visitor = Browser::new(&server);
+    let list = visitor
+        .call("/api/tools/list", &[("package_name", "com.example.todo")])
+        .await;
+    assert_eq!(list.app_error(), AppError::Unauthorized);
+    assert_eq!(
+        get_tool(&mut visitor, "add_todo").await.app_error(),
+        AppError::Unauthorized
+    );
+    for (path, body) in [
+        (
+            "/api/tools/save",
+            json!({"package_name": "com.example.todo", "revision": 2, "original_id": "add_todo", "draft": draft("hijacked")}),
+        ),
+        (
+            "/api/tools/delete",
+            json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo"}),
+        ),
+        (
+            "/api/tools/move",
+            json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo", "direction": "Down"}),
+        ),
+    ] {
+        let (status, answer) = json_call_with_status(&visitor, path, body).await;
+        let error: AppError =
+            serde_json::from_str(&answer).unwrap_or_else(|_| panic!("{path}: {answer}"));
+        assert_eq!(error, AppError::Unauthorized, "{path}");
+        assert_eq!(status, 401, "{path}");
+    }
+
+    let list = alice
+        .call("/api/tools/list", &[("package_name", "com.example.todo")])
+        .await;
+    let state: Value = serde_json::from_str(&list.body).unwrap();
+    assert_eq!(state["revision"], 2, "nothing was written");
+    assert_eq!(state["tools"][0]["id"], "add_todo");
+    server.stop().await;
+}
