@@ -1,7 +1,7 @@
 import { test, expect } from "@playwright/test";
 import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
-import { signUp, logInToConsole } from "../fixtures/accounts";
-import { createApp, uniquePackage } from "../fixtures/apps";
+import { signUp } from "../fixtures/accounts";
+import { createApp, openAppInAnotherTab, uniquePackage } from "../fixtures/apps";
 import { addTool, editor, toolCard } from "../fixtures/tools";
 
 const STALE = "This app was changed elsewhere. Reload to see the latest version.";
@@ -12,11 +12,7 @@ test("two tabs edit one tool: the second save is refused and keeps its input @js
   await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
   await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
 
-  // A second browser context, the same developer: another tab, another device.
-  const other = await browser.newContext();
-  const second = await other.newPage();
-  await logInToConsole(second, email);
-  await second.goto(`/console/apps/${packageName}`);
+  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
 
   await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
   await toolCard(second, "add_todo").getByRole("button", { name: "Edit" }).click();
@@ -46,10 +42,7 @@ test("a tool changed in another tab shows its new summary on its card here @js-o
   await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
   await addTool(page, { id: "get_todos", description: "List the to-do items" });
 
-  const other = await browser.newContext();
-  const second = await other.newPage();
-  await logInToConsole(second, email);
-  await second.goto(`/console/apps/${packageName}`);
+  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
   await toolCard(second, "get_todos").getByRole("button", { name: "Edit" }).click();
   await editor(second).getByLabel("Description").first().fill("Changed in the second tab");
   await editor(second).getByRole("button", { name: "Save tool" }).click();
@@ -69,10 +62,9 @@ test("the app details form refuses a stale save and keeps the input @js-only", a
   const packageName = uniquePackage();
   await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
 
-  const other = await browser.newContext({ javaScriptEnabled: test.info().project.use.javaScriptEnabled });
-  const second = await other.newPage();
-  await logInToConsole(second, email);
-  await second.goto(`/console/apps/${packageName}`);
+  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName, {
+    javaScriptEnabled: test.info().project.use.javaScriptEnabled,
+  });
 
   const first = page.getByRole("form", { name: "App details" });
   await first.getByLabel("Name", { exact: true }).fill("Renamed first");

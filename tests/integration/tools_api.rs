@@ -58,6 +58,55 @@ async fn create_app(browser: &mut Browser) {
         .await;
 }
 
+/// Every write to tool `add_todo` of the todo app at revision 2: replacing
+/// it, adding another, deleting it, moving it.
+fn writes_to_add_todo() -> [(&'static str, Value); 4] {
+    [
+        (
+            "/api/tools/save",
+            json!({"package_name": "com.example.todo", "revision": 2, "original_id": "add_todo", "draft": draft("hijacked")}),
+        ),
+        (
+            "/api/tools/save",
+            json!({"package_name": "com.example.todo", "revision": 2, "original_id": null, "draft": draft("planted")}),
+        ),
+        (
+            "/api/tools/delete",
+            json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo"}),
+        ),
+        (
+            "/api/tools/move",
+            json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo", "direction": "Down"}),
+        ),
+    ]
+}
+
+/// Each of [`writes_to_add_todo`], made by `browser`, is refused with `expected`.
+async fn assert_writes_refused(browser: &Browser, expected: AppError) {
+    for (path, body) in writes_to_add_todo() {
+        let (status, answer) = json_call_with_status(browser, path, body).await;
+        let error: AppError =
+            serde_json::from_str(&answer).unwrap_or_else(|_| panic!("{path}: {answer}"));
+        assert_eq!(error, expected, "{path}");
+        assert_eq!(
+            status,
+            toolwright::server::http::server_fn_status(&expected).as_u16(),
+            "{path}"
+        );
+    }
+}
+
+/// Alice's app still holds only `add_todo`, at revision 2.
+async fn assert_nothing_written(alice: &mut Browser) {
+    let list = alice
+        .call("/api/tools/list", &[("package_name", "com.example.todo")])
+        .await;
+    let state: Value = serde_json::from_str(&list.body).unwrap();
+    assert_eq!(state["revision"], 2, "nothing was written");
+    assert_eq!(state["tools"].as_array().unwrap().len(), 1);
+    assert_eq!(state["tools"][0]["id"], "add_todo");
+}
+
 #[tokio::test]
 async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
@@ -125,37 +174,8 @@ async fn another_developers_save_delete_and_move_are_refused_and_change_nothing(
         let one = get_tool(&mut bob, "add_todo").await;
         assert_eq!(one.app_error(), AppError::NotFound);
 
-        for (path, body) in [
-            (
-                "/api/tools/save",
-                json!({"package_name": "com.example.todo", "revision": 2, "original_id": "add_todo", "draft": draft("hijacked")}),
-            ),
-            (
-                "/api/tools/save",
-                json!({"package_name": "com.example.todo", "revision": 2, "original_id": null, "draft": draft("planted")}),
-            ),
-            (
-                "/api/tools/delete",
-                json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo"}),
-            ),
-            (
-                "/api/tools/move",
-                json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo", "direction": "Down"}),
-            ),
-        ] {
-            let (_, answer) = json_call_with_status(&bob, path, body).await;
-            let error: AppError =
-                serde_json::from_str(&answer).unwrap_or_else(|_| panic!("{path}: {answer}"));
-            assert_eq!(error, AppError::NotFound, "{path}");
-        }
-
-        let list = alice
-            .call("/api/tools/list", &[("package_name", "com.example.todo")])
-            .await;
-        let state: Value = serde_json::from_str(&list.body).unwrap();
-        assert_eq!(state["revision"], 2, "nothing was written");
-        assert_eq!(state["tools"].as_array().unwrap().len(), 1);
-        assert_eq!(state["tools"][0]["id"], "add_todo");
+        assert_writes_refused(&bob, AppError::NotFound).await;
+        assert_nothing_written(&mut alice).await;
         server.stop().await;
     }
 }
@@ -245,32 +265,7 @@ async fn tool_functions_need_a_session_and_change_nothing_without_one() {
         get_tool(&mut visitor, "add_todo").await.app_error(),
         AppError::Unauthorized
     );
-    for (path, body) in [
-        (
-            "/api/tools/save",
-            json!({"package_name": "com.example.todo", "revision": 2, "original_id": "add_todo", "draft": draft("hijacked")}),
-        ),
-        (
-            "/api/tools/delete",
-            json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo"}),
-        ),
-        (
-            "/api/tools/move",
-            json!({"package_name": "com.example.todo", "revision": 2, "tool_id": "add_todo", "direction": "Down"}),
-        ),
-    ] {
-        let (status, answer) = json_call_with_status(&visitor, path, body).await;
-        let error: AppError =
-            serde_json::from_str(&answer).unwrap_or_else(|_| panic!("{path}: {answer}"));
-        assert_eq!(error, AppError::Unauthorized, "{path}");
-        assert_eq!(status, 401, "{path}");
-    }
-
-    let list = alice
-        .call("/api/tools/list", &[("package_name", "com.example.todo")])
-        .await;
-    let state: Value = serde_json::from_str(&list.body).unwrap();
-    assert_eq!(state["revision"], 2, "nothing was written");
-    assert_eq!(state["tools"][0]["id"], "add_todo");
+    assert_writes_refused(&visitor, AppError::Unauthorized).await;
+    assert_nothing_written(&mut alice).await;
     server.stop().await;
 }
