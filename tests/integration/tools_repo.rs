@@ -322,6 +322,56 @@ async fn stored_config(test_db: &TestDatabase) -> toolwright::domain::config::Ap
 }
 
 #[tokio::test]
+async fn an_app_loaded_before_a_change_gets_its_configuration_at_that_revision() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+        applied(
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+                .await
+                .unwrap(),
+        );
+        // A page loads the app at revision 2; a save lands before it has
+        // read the tools (and nothing is cached where it reads).
+        let fresh = Db::connect(&test_db.config()).await.expect("connect");
+        let loaded = repo::apps::find_by_package(&fresh, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(loaded.details.revision, 2, "{label}");
+        applied(
+            repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
+                .await
+                .unwrap(),
+        );
+        let config = repo::apps::load_config(&fresh, &loaded).await.unwrap();
+        assert_eq!(
+            config.tools,
+            vec![add_todo()],
+            "{label}: the tools at revision 2, not the newer ones"
+        );
+        assert_eq!(config.name, "Todo App", "{label}");
+        // The app as it is now is still read as it is now.
+        let now = repo::apps::find_by_package(&fresh, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        let config = repo::apps::load_config(&fresh, &now).await.unwrap();
+        assert_eq!(
+            config
+                .tools
+                .iter()
+                .map(|t| t.id.as_str())
+                .collect::<Vec<_>>(),
+            ["add_todo", "get_todos"],
+            "{label}"
+        );
+        fresh.close().await;
+        db.close().await;
+    }
+}
+
+#[tokio::test]
 async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();

@@ -184,16 +184,24 @@ pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sql
         settings: app.settings.clone(),
         tools,
     });
-    // The tools were read after the app: kept only if no change came in
-    // between (every change bumps the revision).
+    // The tools were read after the app: they are the ones at its revision
+    // only if no change came in between (every change bumps the revision).
     let now: Option<i64> = on_db!(db, pool => sqlx::query_scalar("SELECT revision FROM apps WHERE id = $1")
         .bind(app.id)
         .fetch_optional(pool)
         .await)?;
     if now == Some(revision) {
         db.configs().put(app.id, revision, config.clone());
+        return Ok(config);
     }
-    Ok(config)
+    // A change came in: the tools may be newer than the app's fields. The
+    // configuration at the app's revision is the one recorded with it.
+    match super::revisions::get(db, app.id, revision).await? {
+        Some(recorded) => Ok(Arc::new(recorded.config)),
+        // Deleted meanwhile (its revisions with it): what was read is all
+        // there is.
+        None => Ok(config),
+    }
 }
 
 /// Updates the app's own fields (never its package name) if it is still at
