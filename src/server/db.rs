@@ -123,6 +123,12 @@ impl Db {
                 let pool = SqlitePoolOptions::new()
                     .max_connections(8)
                     .acquire_timeout(ACQUIRE_TIMEOUT)
+                    // A connection to a file in this process cannot drop
+                    // away like one over a network: no ping before each
+                    // use. (Each ping is a round trip to the connection's
+                    // thread, as long as the query itself: every read
+                    // paid for two.)
+                    .test_before_acquire(false)
                     .connect_with(options.clone())
                     .await?;
                 let writer = options.connect().await?;
