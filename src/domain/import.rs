@@ -16,6 +16,8 @@ use crate::domain::{
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod duplicates;
+
 /// Imports larger than this are refused before parsing.
 pub const MAX_IMPORT_BYTES: usize = 1024 * 1024;
 
@@ -100,6 +102,14 @@ pub fn parse(bytes: &[u8]) -> Result<Imported, Rejected> {
             return Err(report.rejected());
         }
     };
+    // Valid JSON, but a key given twice in one object is ambiguous: the
+    // parser kept only the last one.
+    for path in duplicates::duplicate_keys(bytes) {
+        report.error(
+            path,
+            "is given more than once in the same object; only one can be imported, so remove the others",
+        );
+    }
     let Some(root) = root.as_object() else {
         report.error("(root)", "must be a JSON object with a \"tools\" array");
         return Err(report.rejected());

@@ -137,6 +137,28 @@ fn an_invalid_parameter_type_names_its_path() {
 }
 
 #[test]
+fn a_key_given_twice_is_refused_rather_than_one_of_them_dropped() {
+    // serde_json's Value would keep the second description and lose the
+    // first without a word.
+    let file = br#"{"tools": [
+        {"id": "add_todo", "description": "Add a to-do", "description": "Add an item"},
+        {"id": "add_todo", "description": "Again"}
+    ]}"#;
+    let Err(rejected) = parse(file) else {
+        panic!("a repeated key must not import")
+    };
+    let errors: Vec<String> = rejected.errors.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        errors,
+        [
+            "tools[0].description: is given more than once in the same object; only one can be imported, so remove the others",
+            "tools[1].id: repeats the id \"add_todo\" of tools[0]; tool ids are unique in an app",
+        ],
+        "reported with every other problem"
+    );
+}
+
+#[test]
 fn every_problem_is_reported_at_once_with_its_path() {
     let errors = errors_of(json!({
         "name": "",
