@@ -104,14 +104,18 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
     let stored_hash = record.as_ref().map(|r| r.password_hash.clone());
     let matches = password::verify_password(password, stored_hash).await?;
     let Some(record) = record.filter(|_| matches) else {
-        // The attempt written above stays, as a failure. Old failures no
-        // longer count; keep the table small.
+        // The attempt written above stays, as a finished failure. Old
+        // failures no longer count; keep the table small.
+        if let Err(error) = repo::login_failures::fail(db, attempt).await {
+            // Unfinished, it still counts (until it is too old to).
+            tracing::warn!(%error, "could not mark a failed log-in");
+        }
         let _ = repo::login_failures::prune(db, PER_EMAIL.window_start(now) - 1).await;
         tracing::info!(%client, "failed log-in");
         return Err(AppError::InvalidCredentials);
     };
 
-    repo::login_failures::clear_for_email(db, &email)
+    repo::login_failures::clear_for_email(db, &email, attempt)
         .await
         .map_err(context::internal)?;
     let session = context::session()?;

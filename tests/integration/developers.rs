@@ -78,13 +78,55 @@ async fn the_same_email_in_another_case_is_refused_as_a_unique_violation() {
 }
 
 #[tokio::test]
+async fn a_successful_log_in_leaves_the_attempts_still_in_flight_counting() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = open(&test_db).await;
+        use repo::login_failures as failures;
+        // A guess that failed, one still being checked (from elsewhere),
+        // and the owner's attempt, which succeeds.
+        let failed = failures::record(&db, "a@example.com", "10.0.0.9", 100)
+            .await
+            .unwrap();
+        failures::fail(&db, failed).await.unwrap();
+        let in_flight = failures::record(&db, "a@example.com", "10.0.0.9", 110)
+            .await
+            .unwrap();
+        let own = failures::record(&db, "a@example.com", "10.0.0.1", 120)
+            .await
+            .unwrap();
+        failures::clear_for_email(&db, "a@example.com", own)
+            .await
+            .unwrap();
+        assert_eq!(
+            failures::since_for_email(&db, "a@example.com", 0, 0)
+                .await
+                .unwrap(),
+            vec![110],
+            "{label}: only the attempt in flight is left"
+        );
+        // It fails after all: it counts, like any failure.
+        failures::fail(&db, in_flight).await.unwrap();
+        assert_eq!(
+            failures::since_for_client(&db, "10.0.0.9", 0, 0)
+                .await
+                .unwrap(),
+            vec![110],
+            "{label}"
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
 async fn login_failures_are_counted_per_email_and_client_and_cleared() {
     for test_db in TestDatabase::all().await {
         let db = open(&test_db).await;
         use repo::login_failures as failures;
-        failures::record(&db, "a@example.com", "10.0.0.1", 100)
+        let first = failures::record(&db, "a@example.com", "10.0.0.1", 100)
             .await
             .unwrap();
+        failures::fail(&db, first).await.unwrap();
         let second = failures::record(&db, "a@example.com", "10.0.0.2", 200)
             .await
             .unwrap();
@@ -123,7 +165,10 @@ async fn login_failures_are_counted_per_email_and_client_and_cleared() {
             vec![100]
         );
 
-        failures::clear_for_email(&db, "a@example.com")
+        let own = failures::record(&db, "a@example.com", "10.0.0.1", 250)
+            .await
+            .unwrap();
+        failures::clear_for_email(&db, "a@example.com", own)
             .await
             .unwrap();
         assert!(failures::since_for_email(&db, "a@example.com", 0, 0)

@@ -1,15 +1,18 @@
 //! Log-in attempts that have not (yet) succeeded, for throttling. An attempt
 //! is written *before* its password is checked and counted with every other
 //! attempt in the window, so parallel attempts cannot slip past the limit
-//! together; a refused attempt is taken back, a failed one stays, a
-//! successful log-in clears its email's.
+//! together; a refused attempt is taken back, a failed one stays (marked
+//! finished), and a successful log-in clears its email's finished failures
+//! — not the attempts still being checked, which count until they end.
 
 use crate::{on_db, on_writer, server::db::Db};
 
-/// Writes an attempt for `email` from `client` at `at_ms`: its row id.
+/// Writes an attempt for `email` from `client` at `at_ms`, not finished
+/// yet: its row id.
 pub async fn record(db: &Db, email: &str, client: &str, at_ms: i64) -> Result<i64, sqlx::Error> {
     on_writer!(db, conn => sqlx::query_scalar::<_, i64>(
-        "INSERT INTO login_failures (email, client, attempted_at) VALUES ($1, $2, $3) RETURNING id",
+        "INSERT INTO login_failures (email, client, attempted_at, finished) \
+         VALUES ($1, $2, $3, FALSE) RETURNING id",
     )
     .bind(email)
     .bind(client)
@@ -21,6 +24,15 @@ pub async fn record(db: &Db, email: &str, client: &str, at_ms: i64) -> Result<i6
 /// Takes back the attempt `id` (one that was refused before any checking).
 pub async fn withdraw(db: &Db, id: i64) -> Result<(), sqlx::Error> {
     on_writer!(db, conn => sqlx::query("DELETE FROM login_failures WHERE id = $1")
+        .bind(id)
+        .execute(conn)
+        .await
+        .map(|_| ()))
+}
+
+/// Marks the attempt `id` finished: it failed.
+pub async fn fail(db: &Db, id: i64) -> Result<(), sqlx::Error> {
+    on_writer!(db, conn => sqlx::query("UPDATE login_failures SET finished = TRUE WHERE id = $1")
         .bind(id)
         .execute(conn)
         .await
@@ -63,10 +75,14 @@ pub async fn since_for_client(
     .await)
 }
 
-/// Forgets the failures of `email` (after a successful log-in).
-pub async fn clear_for_email(db: &Db, email: &str) -> Result<(), sqlx::Error> {
-    on_writer!(db, conn => sqlx::query("DELETE FROM login_failures WHERE email = $1")
+/// Forgets the finished failures of `email` and the attempt `own`, the
+/// one that just succeeded. Attempts still in flight stay.
+pub async fn clear_for_email(db: &Db, email: &str, own: i64) -> Result<(), sqlx::Error> {
+    on_writer!(db, conn => sqlx::query(
+        "DELETE FROM login_failures WHERE email = $1 AND (finished OR id = $2)",
+    )
         .bind(email)
+        .bind(own)
         .execute(conn)
         .await
         .map(|_| ()))
