@@ -29,14 +29,30 @@ pub fn session() -> Result<tower_sessions::Session, AppError> {
         })
 }
 
-/// The peer address of the connection, for throttling by client.
+/// Who the request comes from, for throttling by client: the connection's
+/// peer, or the client a trusted reverse proxy forwarded for (see
+/// [`crate::server::client`]).
 pub fn client_address() -> String {
+    let trusted = state()
+        .map(|state| state.config.trusted_proxies.clone())
+        .unwrap_or_default();
     request_parts()
         .and_then(|parts| {
-            parts
+            let peer = parts
                 .extensions
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|info| info.0.ip().to_string())
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
+                .0
+                .ip();
+            // Several header lines make one list, in order.
+            let lines: Vec<&str> = parts
+                .headers
+                .get_all("x-forwarded-for")
+                .iter()
+                .filter_map(|value| value.to_str().ok())
+                .collect();
+            let forwarded_for = (!lines.is_empty()).then(|| lines.join(","));
+            let client = crate::server::client::client_ip(peer, forwarded_for.as_deref(), &trusted);
+            Some(client.to_string())
         })
         .unwrap_or_else(|| "unknown".to_owned())
 }

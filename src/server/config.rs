@@ -3,7 +3,7 @@
 //! The Leptos variables (`LEPTOS_SITE_ADDR`, `LEPTOS_SITE_ROOT`, …) are read by
 //! `leptos::config::get_configuration`; everything else is read here.
 
-use std::fmt;
+use std::{fmt, net::IpAddr};
 
 /// Where the embedded SQLite database lives unless `DATABASE_URL` says otherwise.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://data/toolwright.db";
@@ -28,6 +28,9 @@ pub struct Config {
     pub secure_cookies: bool,
     /// Let "Try a tool" call loopback and private addresses (local development, tests).
     pub allow_private_targets: bool,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (see
+    /// [`super::client`]); none by default.
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 // Hand-written so that a password inside DATABASE_URL never reaches a log.
@@ -39,6 +42,7 @@ impl fmt::Debug for Config {
             .field("log_filter", &self.log_filter)
             .field("secure_cookies", &self.secure_cookies)
             .field("allow_private_targets", &self.allow_private_targets)
+            .field("trusted_proxies", &self.trusted_proxies)
             .finish()
     }
 }
@@ -49,6 +53,8 @@ pub enum ConfigError {
     UnsupportedDatabaseUrl(String),
     #[error("{name} must be one of true, false, 1, 0, yes, no (got {value:?})")]
     NotABoolean { name: &'static str, value: String },
+    #[error("TOOLWRIGHT_TRUSTED_PROXIES must be IP addresses separated by commas (got {0:?})")]
+    NotAnAddressList(String),
 }
 
 impl Config {
@@ -76,6 +82,11 @@ impl Config {
         };
         let secure_cookies = flag("TOOLWRIGHT_SECURE_COOKIES")?;
         let allow_private_targets = flag("TOOLWRIGHT_ALLOW_PRIVATE_TARGETS")?;
+        let trusted_proxies = match get("TOOLWRIGHT_TRUSTED_PROXIES") {
+            None => Vec::new(),
+            Some(value) => super::client::parse_trusted_proxies(&value)
+                .ok_or(ConfigError::NotAnAddressList(value))?,
+        };
 
         Ok(Config {
             database_url,
@@ -83,6 +94,7 @@ impl Config {
             log_filter,
             secure_cookies,
             allow_private_targets,
+            trusted_proxies,
         })
     }
 
@@ -154,6 +166,27 @@ mod tests {
         assert!(
             !c.allow_private_targets,
             "private targets are off by default"
+        );
+        assert!(
+            c.trusted_proxies.is_empty(),
+            "no proxy is trusted by default"
+        );
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_and_anything_else_is_refused() {
+        let c = config(&[("TOOLWRIGHT_TRUSTED_PROXIES", "10.0.0.2, ::1")]).unwrap();
+        assert_eq!(
+            c.trusted_proxies,
+            [
+                "10.0.0.2".parse::<std::net::IpAddr>().unwrap(),
+                "::1".parse().unwrap()
+            ]
+        );
+        let err = config(&[("TOOLWRIGHT_TRUSTED_PROXIES", "10.0.0.0/8")]).unwrap_err();
+        assert!(
+            err.to_string().contains("TOOLWRIGHT_TRUSTED_PROXIES"),
+            "{err}"
         );
     }
 

@@ -3,6 +3,7 @@
 
 pub mod alloc;
 pub mod auth;
+pub mod client;
 pub mod clock;
 pub mod config;
 pub mod db;

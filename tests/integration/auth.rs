@@ -301,6 +301,71 @@ async fn twenty_failures_from_one_client_throttle_every_email_from_it() {
     server.stop().await;
 }
 
+/// A log-in attempt as the islands make it, with an `X-Forwarded-For`.
+async fn login_forwarded_for(browser: &mut Browser, forwarded_for: &str, email: &str) -> AppError {
+    let origin = format!("http://{}", browser.host);
+    browser
+        .post_with(
+            "/api/login",
+            &[
+                ("accept", "application/json"),
+                ("origin", &origin),
+                ("x-forwarded-for", forwarded_for),
+            ],
+            &[("email", email), ("password", PASSWORD)],
+        )
+        .await
+        .app_error()
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_clients_are_throttled_by_their_forwarded_address() {
+    let db = TestDatabase::sqlite();
+    let mut config = db.config();
+    config.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    let server = TestServer::start_with(db, config).await;
+    let mut browser = Browser::new(&server);
+    for attempt in 0..20 {
+        let email = format!("guess{attempt}@example.com");
+        assert_eq!(
+            login_forwarded_for(&mut browser, "198.51.100.1", &email).await,
+            AppError::InvalidCredentials,
+            "attempt {attempt}"
+        );
+    }
+    assert!(matches!(
+        login_forwarded_for(&mut browser, "198.51.100.1", "other@example.com").await,
+        AppError::TooManyRequests(_)
+    ));
+    // Another client behind the same proxy is not throttled with it.
+    assert_eq!(
+        login_forwarded_for(&mut browser, "198.51.100.2", "other@example.com").await,
+        AppError::InvalidCredentials
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn without_a_trusted_proxy_a_forwarded_address_changes_nothing() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut browser = Browser::new(&server);
+    for attempt in 0..20 {
+        // A client cannot escape its limit by claiming to be someone else.
+        let claimed = format!("198.51.100.{attempt}");
+        let email = format!("guess{attempt}@example.com");
+        assert_eq!(
+            login_forwarded_for(&mut browser, &claimed, &email).await,
+            AppError::InvalidCredentials,
+            "attempt {attempt}"
+        );
+    }
+    assert!(matches!(
+        login_forwarded_for(&mut browser, "198.51.100.99", "other@example.com").await,
+        AppError::TooManyRequests(_)
+    ));
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn a_cross_origin_post_is_refused_and_changes_nothing() {
     let server = TestServer::start(TestDatabase::sqlite()).await;

@@ -220,7 +220,7 @@ fn database_names_are_replaced_in_postgres_urls() {
 /// cookie, and sends the headers a same-origin form post would.
 pub struct Browser {
     pub base: String,
-    host: String,
+    pub host: String,
     client: reqwest::Client,
     pub session: Option<String>,
     /// The page the next form post comes from (its `Referer`).

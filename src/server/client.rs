@@ -1,0 +1,129 @@
+//! Who a request comes from, for throttling by client: the connection's
+//! peer, or — when that peer is a reverse proxy the console was told to
+//! trust — the client the proxy says it forwarded for.
+
+use std::net::IpAddr;
+
+/// The client address of a request that came over a connection from `peer`
+/// with `forwarded_for` (the `X-Forwarded-For` header, if any).
+///
+/// Each proxy appends the address it received the request from, so the
+/// header is read from its end: trusted proxies are skipped, and the first
+/// address that is not one is the client. Anything to the left of it was
+/// written by the client itself and could be anything. Without a trusted
+/// peer the header is ignored altogether (anyone can send it); a header
+/// that is missing or not a list of addresses leaves the peer's.
+pub fn client_ip(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpAddr]) -> IpAddr {
+    if !trusted.contains(&peer) {
+        return peer;
+    }
+    let Some(header) = forwarded_for else {
+        return peer;
+    };
+    let mut client = peer;
+    for entry in header.rsplit(',') {
+        let Ok(address) = entry.trim().parse::<IpAddr>() else {
+            // Not an address: nothing further left can be believed.
+            return client;
+        };
+        client = address;
+        if !trusted.contains(&address) {
+            return address;
+        }
+    }
+    client
+}
+
+/// Parses `TOOLWRIGHT_TRUSTED_PROXIES`: addresses separated by commas.
+pub fn parse_trusted_proxies(value: &str) -> Option<Vec<IpAddr>> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| entry.parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    const PROXY: &str = "10.0.0.2";
+
+    #[test]
+    fn without_trusted_proxies_the_header_is_ignored() {
+        assert_eq!(
+            client_ip(ip("203.0.113.7"), Some("198.51.100.1"), &[]),
+            ip("203.0.113.7")
+        );
+        // Even from a peer that looks like a proxy, if it is not trusted.
+        assert_eq!(
+            client_ip(ip(PROXY), Some("198.51.100.1"), &[ip("10.0.0.3")]),
+            ip(PROXY)
+        );
+    }
+
+    #[test]
+    fn behind_a_trusted_proxy_the_client_is_the_address_it_forwarded_for() {
+        assert_eq!(
+            client_ip(ip(PROXY), Some("198.51.100.1"), &[ip(PROXY)]),
+            ip("198.51.100.1")
+        );
+    }
+
+    #[test]
+    fn addresses_the_client_wrote_itself_are_not_believed() {
+        // The client sent "X-Forwarded-For: 1.2.3.4"; the proxy appended
+        // the address it really came from.
+        assert_eq!(
+            client_ip(ip(PROXY), Some("1.2.3.4, 198.51.100.1"), &[ip(PROXY)]),
+            ip("198.51.100.1")
+        );
+    }
+
+    #[test]
+    fn a_chain_of_trusted_proxies_is_walked_back_to_the_client() {
+        let trusted = [ip(PROXY), ip("10.0.0.3")];
+        assert_eq!(
+            client_ip(ip(PROXY), Some("198.51.100.1, 10.0.0.3"), &trusted),
+            ip("198.51.100.1")
+        );
+        // Only proxies in the header: the one furthest back.
+        assert_eq!(
+            client_ip(ip(PROXY), Some("10.0.0.3"), &trusted),
+            ip("10.0.0.3")
+        );
+    }
+
+    #[test]
+    fn a_missing_or_garbled_header_leaves_the_last_address_believed() {
+        assert_eq!(client_ip(ip(PROXY), None, &[ip(PROXY)]), ip(PROXY));
+        assert_eq!(
+            client_ip(ip(PROXY), Some("not-an-address"), &[ip(PROXY)]),
+            ip(PROXY)
+        );
+        assert_eq!(
+            client_ip(ip(PROXY), Some("198.51.100.1, ::1 junk"), &[ip(PROXY)]),
+            ip(PROXY)
+        );
+        assert_eq!(
+            client_ip(ip(PROXY), Some(" 2001:db8::5 "), &[ip(PROXY)]),
+            ip("2001:db8::5")
+        );
+    }
+
+    #[test]
+    fn the_setting_is_a_comma_separated_list_of_addresses() {
+        assert_eq!(
+            parse_trusted_proxies("10.0.0.2, ::1,"),
+            Some(vec![ip("10.0.0.2"), ip("::1")])
+        );
+        assert_eq!(parse_trusted_proxies(""), Some(vec![]));
+        assert_eq!(parse_trusted_proxies("10.0.0.0/8"), None);
+        assert_eq!(parse_trusted_proxies("proxy.internal"), None);
+    }
+}
