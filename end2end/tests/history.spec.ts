@@ -81,6 +81,57 @@ test("the app details form refuses a stale save and keeps the input @js-only", a
   await other.close();
 });
 
+test("after the tools were reloaded, the details form does not undo another tab's rename @js-only", async ({ page, browser }) => {
+  const email = await signUp(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
+  await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
+
+  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
+  const elsewhere = second.getByRole("form", { name: "App details" });
+  await elsewhere.getByLabel("Name", { exact: true }).fill("Renamed elsewhere");
+  await elsewhere.getByRole("button", { name: "Save app" }).click();
+  await expect(second.getByRole("status")).toHaveText("Saved.");
+  await other.close();
+
+  // Opening the editor here finds the app newer and brings the tools up to
+  // date; the details form still shows the name it was loaded with.
+  await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
+  await editor(page).getByRole("button", { name: "Cancel" }).click();
+  const details = page.getByRole("form", { name: "App details" });
+  await details.getByLabel("Description").fill("Changed here");
+  await details.getByRole("button", { name: "Save app" }).click();
+  await expect(details.getByRole("alert")).toHaveText(STALE);
+  await expect(details.getByLabel("Description")).toHaveValue("Changed here");
+  await details.getByRole("link", { name: "Reload" }).click();
+  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue(
+    "Renamed elsewhere",
+  );
+});
+
+test("the details form saves on top of a tool added in another tab", async ({ page, browser }) => {
+  const email = await signUp(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
+
+  // The tool editor needs JavaScript; this page may run without it.
+  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName, {
+    javaScriptEnabled: true,
+  });
+  await addTool(second, { id: "add_todo", description: "Add a new to-do item" });
+  await other.close();
+
+  const details = page.getByRole("form", { name: "App details" });
+  await details.getByLabel("Name", { exact: true }).fill("Renamed here");
+  await details.getByRole("button", { name: "Save app" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await page.reload();
+  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue(
+    "Renamed here",
+  );
+  await expect(toolCard(page, "add_todo")).toBeVisible();
+});
+
 test("the history lists every change and restoring the first revision brings it back", async ({ page }) => {
   await signUp(page);
   const packageName = uniquePackage();

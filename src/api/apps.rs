@@ -114,8 +114,10 @@ pub async fn create_app(
     Ok(())
 }
 
-/// Saves an app's own fields, if it is still at `revision`. Answers with the
-/// saved app; a plain form post is sent back to the app's page instead.
+/// Saves an app's own fields, if they are still as they were at `revision`
+/// (the revision the form was loaded at): changes since then to anything
+/// else are kept. Answers with the saved app; a plain form post is sent back
+/// to the app's page instead.
 #[server(prefix = "/api", endpoint = "apps/save")]
 pub async fn save_app(
     package_name: String,
@@ -147,10 +149,38 @@ pub async fn save_app(
         .map_err(|errors| echo_app_input(errors, &input))?;
 
     let now = now_ms();
-    match repo::apps::update(&state.db, app.id, revision, &input, &developer, now)
+    let mut revised = repo::apps::update(&state.db, app.id, revision, &input, &developer, now)
         .await
-        .map_err(context::internal)?
-    {
+        .map_err(context::internal)?;
+    // `revision` is the one the form's fields were loaded at. Changes since
+    // then that left the app's fields as they were (tools, settings) cannot
+    // be lost by saving the fields: the save goes on top of them. A change
+    // to the fields themselves is a conflict.
+    if matches!(revised, repo::apps::Revised::Stale) && revision < app.details.revision {
+        let then = repo::revisions::get(&state.db, app.id, revision)
+            .await
+            .map_err(context::internal)?;
+        let fields_unchanged = then.is_some_and(|then| {
+            let (then, now) = (&then.config, &app.details);
+            then.name == now.name
+                && then.description == now.description
+                && then.version == now.version
+                && then.public_url == now.public_url
+        });
+        if fields_unchanged {
+            revised = repo::apps::update(
+                &state.db,
+                app.id,
+                app.details.revision,
+                &input,
+                &developer,
+                now,
+            )
+            .await
+            .map_err(context::internal)?;
+        }
+    }
+    match revised {
         repo::apps::Revised::Applied(new_revision) => {
             tracing::info!(developer = developer.id, package = %input.package_name, new_revision, "app saved");
             if context::is_plain_form_post() {

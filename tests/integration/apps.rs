@@ -225,6 +225,72 @@ async fn saving_bumps_the_revision_and_a_stale_save_is_refused() {
 }
 
 #[tokio::test]
+async fn fields_loaded_before_a_tool_change_save_on_top_of_it_but_not_over_a_change_to_them() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_in(&server, "alice@example.com").await;
+    alice.call("/api/apps/create", &TODO).await;
+    let save = |revision: &'static str, name: &'static str| {
+        [
+            ("package_name", "com.example.todo"),
+            ("revision", revision),
+            ("name", name),
+            ("description", "d"),
+            ("version", "1.0.1"),
+            ("public_url", "https://todo.example.com"),
+        ]
+    };
+    // The form was loaded at revision 1; a tool is added meanwhile (2).
+    let added = crate::common::json_call(
+        &alice,
+        "/api/tools/save",
+        serde_json::json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": {
+            "tool_id": "add_todo", "description": "Add a new to-do item", "activation_phrases": "",
+            "title": "", "max_calls": "", "read_only": false, "destructive": false, "idempotent": false,
+            "open_world": false, "parameters": []
+        }}),
+    )
+    .await;
+    assert!(added.contains("add_todo"), "{added}");
+    let on_top = alice.call("/api/apps/save", &save("1", "Renamed")).await;
+    assert_eq!(on_top.status, 200, "{on_top:?}");
+    let saved: serde_json::Value = serde_json::from_str(&on_top.body).unwrap();
+    assert_eq!(saved["revision"], 3);
+    assert_eq!(saved["name"], "Renamed");
+    let page = alice
+        .call("/api/apps/page", &[("package_name", "com.example.todo")])
+        .await;
+    assert!(
+        page.body.contains("add_todo"),
+        "the tool is kept: {}",
+        page.body
+    );
+
+    // Another tab deletes the tool (4). Fields loaded at 2, before the
+    // rename at 3, would undo it: refused, whatever came after.
+    let deleted = crate::common::json_call(
+        &alice,
+        "/api/tools/delete",
+        serde_json::json!({"package_name": "com.example.todo", "revision": 3, "tool_id": "add_todo"}),
+    )
+    .await;
+    assert!(deleted.contains("\"revision\":4"), "{deleted}");
+    let stale = alice.call("/api/apps/save", &save("2", "Overwrite")).await;
+    assert!(
+        matches!(stale.app_error(), AppError::Conflict(_)),
+        "{stale:?}"
+    );
+    let get = alice
+        .call("/api/apps/get", &[("package_name", "com.example.todo")])
+        .await;
+    let app: serde_json::Value = serde_json::from_str(&get.body).unwrap();
+    assert_eq!(
+        (app["name"].as_str(), app["revision"].as_i64()),
+        (Some("Renamed"), Some(4))
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn the_package_name_cannot_be_changed_by_a_save() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut alice = signed_in(&server, "alice@example.com").await;

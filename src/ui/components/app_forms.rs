@@ -122,9 +122,21 @@ fn AppDetailsForm(
 ) -> impl IntoView {
     let action = ServerAction::<SaveApp>::new();
     let error = form_error(action, initial_error.clone());
+    // The revision these fields were loaded (or last saved) at: the server
+    // refuses them if the app's fields have changed since. Not the page's
+    // revision, which follows the tools too: after "Reload" there it is
+    // newer than these fields, and saving them at it would silently undo
+    // another tab's change to them.
+    let fields_revision = RwSignal::new(app.revision);
     Effect::new(move |_| match action.value().get() {
         Some(Ok(saved)) => {
-            revision.set(saved.revision);
+            fields_revision.set(saved.revision);
+            // The tools on the page are still the app's only if nothing
+            // else was saved in between; otherwise their next write finds
+            // out and offers to reload.
+            if revision.get_untracked() == saved.revision - 1 {
+                revision.set(saved.revision);
+            }
             notice.set(Some("Saved.".to_owned()));
         }
         Some(Err(_)) => notice.set(None),
@@ -151,7 +163,7 @@ fn AppDetailsForm(
                 hint="The app's permanent key; it cannot be changed."
                 readonly=true
             />
-            <input type="hidden" name="revision" value=move || revision.get().to_string()/>
+            <input type="hidden" name="revision" value=move || fields_revision.get().to_string()/>
             <TextField
                 label="Name"
                 name="name"
