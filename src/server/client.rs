@@ -22,7 +22,7 @@ pub fn client_ip(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpAddr]) 
     };
     let mut client = peer;
     for entry in header.rsplit(',') {
-        let Ok(address) = entry.trim().parse::<IpAddr>() else {
+        let Some(address) = address_of(entry.trim()) else {
             // Not an address: nothing further left can be believed.
             return client;
         };
@@ -32,6 +32,15 @@ pub fn client_ip(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpAddr]) 
         }
     }
     client
+}
+
+/// An entry of `X-Forwarded-For`: an address, or (as some proxies write
+/// it) an address with a port: `203.0.113.7:5123`, `[2001:db8::5]:443`.
+fn address_of(entry: &str) -> Option<IpAddr> {
+    entry
+        .parse::<IpAddr>()
+        .ok()
+        .or_else(|| entry.parse::<std::net::SocketAddr>().ok().map(|s| s.ip()))
 }
 
 /// Parses `TOOLWRIGHT_TRUSTED_PROXIES`: addresses separated by commas.
@@ -112,6 +121,18 @@ mod tests {
         );
         assert_eq!(
             client_ip(ip(PROXY), Some(" 2001:db8::5 "), &[ip(PROXY)]),
+            ip("2001:db8::5")
+        );
+    }
+
+    #[test]
+    fn an_address_may_come_with_a_port() {
+        assert_eq!(
+            client_ip(ip(PROXY), Some("198.51.100.1:5123"), &[ip(PROXY)]),
+            ip("198.51.100.1")
+        );
+        assert_eq!(
+            client_ip(ip(PROXY), Some("[2001:db8::5]:443"), &[ip(PROXY)]),
             ip("2001:db8::5")
         );
     }
