@@ -104,10 +104,20 @@ pub fn parse(bytes: &[u8]) -> Result<Imported, Rejected> {
     };
     // Valid JSON, but a key given twice in one object is ambiguous: the
     // parser kept only the last one.
-    for path in duplicates::duplicate_keys(bytes) {
+    let repeated = duplicates::duplicate_keys(bytes);
+    for path in &repeated.paths {
         report.error(
-            path,
+            path.clone(),
             "is given more than once in the same object; only one can be imported, so remove the others",
+        );
+    }
+    if repeated.count > repeated.paths.len() {
+        report.error(
+            "(file)",
+            format!(
+                "repeats {} more keys in the same object",
+                repeated.count - repeated.paths.len()
+            ),
         );
     }
     let Some(root) = root.as_object() else {
