@@ -14,7 +14,10 @@ use std::net::IpAddr;
 /// peer the header is ignored altogether (anyone can send it); a header
 /// that is missing or not a list of addresses leaves the peer's.
 pub fn client_ip(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpAddr]) -> IpAddr {
-    if !trusted.contains(&peer) {
+    // A dual-stack listener sees IPv4 peers as ::ffff:a.b.c.d.
+    let is_trusted = |address: IpAddr| trusted.iter().any(|t| t.to_canonical() == address);
+    let peer = peer.to_canonical();
+    if !is_trusted(peer) {
         return peer;
     }
     let Some(header) = forwarded_for else {
@@ -27,7 +30,7 @@ pub fn client_ip(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpAddr]) 
             return client;
         };
         client = address;
-        if !trusted.contains(&address) {
+        if !is_trusted(address) {
             return address;
         }
     }
@@ -41,6 +44,7 @@ fn address_of(entry: &str) -> Option<IpAddr> {
         .parse::<IpAddr>()
         .ok()
         .or_else(|| entry.parse::<std::net::SocketAddr>().ok().map(|s| s.ip()))
+        .map(|address| address.to_canonical())
 }
 
 /// Parses `TOOLWRIGHT_TRUSTED_PROXIES`: addresses separated by commas.
@@ -122,6 +126,22 @@ mod tests {
         assert_eq!(
             client_ip(ip(PROXY), Some(" 2001:db8::5 "), &[ip(PROXY)]),
             ip("2001:db8::5")
+        );
+    }
+
+    #[test]
+    fn ipv4_addresses_mapped_into_ipv6_are_the_same_addresses() {
+        assert_eq!(
+            client_ip(
+                ip("::ffff:10.0.0.2"),
+                Some("::ffff:198.51.100.1"),
+                &[ip(PROXY)]
+            ),
+            ip("198.51.100.1")
+        );
+        assert_eq!(
+            client_ip(ip(PROXY), Some("198.51.100.1"), &[ip("::ffff:10.0.0.2")]),
+            ip("198.51.100.1")
         );
     }
 
