@@ -109,6 +109,34 @@ test("after the tools were reloaded, the details form does not undo another tab'
   );
 });
 
+test("the details form sent back with an error still refuses to undo another tab's rename", async ({ page, browser }) => {
+  const email = await signUp(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
+
+  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName, {
+    javaScriptEnabled: test.info().project.use.javaScriptEnabled,
+  });
+  const elsewhere = second.getByRole("form", { name: "App details" });
+  await elsewhere.getByLabel("Name", { exact: true }).fill("Renamed elsewhere");
+  await elsewhere.getByRole("button", { name: "Save app" }).click();
+  await expect(second.getByRole("status")).toHaveText("Saved.");
+  await other.close();
+
+  // Without JavaScript the form comes back from the server with the error:
+  // it must still be the form loaded before the rename.
+  const details = page.getByRole("form", { name: "App details" });
+  await details.getByLabel("Version").fill("not a version");
+  await details.getByRole("button", { name: "Save app" }).click();
+  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Version")).toHaveAttribute(
+    "aria-invalid",
+    "true",
+  );
+  await page.getByRole("form", { name: "App details" }).getByLabel("Version").fill("1.0.1");
+  await page.getByRole("form", { name: "App details" }).getByRole("button", { name: "Save app" }).click();
+  await expect(page.getByRole("form", { name: "App details" }).getByRole("alert")).toHaveText(STALE);
+});
+
 test("the details form saves on top of a tool added in another tab", async ({ page, browser }) => {
   const email = await signUp(page);
   const packageName = uniquePackage();

@@ -144,9 +144,11 @@ pub async fn save_app(
         public_url,
     }
     .normalized();
-    input
-        .check()
-        .map_err(|errors| echo_app_input(errors, &input))?;
+    input.check().map_err(|errors| {
+        // And the revision the fields were loaded at, which the form keeps
+        // when it is drawn again with the errors (without JavaScript).
+        echo_app_input(errors, &input).with_echo("revision", revision.to_string())
+    })?;
 
     let now = now_ms();
     let mut revised = repo::apps::update(&state.db, app.id, revision, &input, &developer, now)

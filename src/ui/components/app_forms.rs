@@ -127,7 +127,13 @@ fn AppDetailsForm(
     // revision, which follows the tools too: after "Reload" there it is
     // newer than these fields, and saving them at it would silently undo
     // another tab's change to them.
-    let fields_revision = RwSignal::new(app.revision);
+    // Drawn again with errors (a plain form post), the form keeps the
+    // revision it was posted with: the page's may be newer by now.
+    let fields_revision = RwSignal::new(
+        initial_value(&initial_error, "revision", "")
+            .parse()
+            .unwrap_or(app.revision),
+    );
     Effect::new(move |_| match action.value().get() {
         Some(Ok(saved)) => {
             fields_revision.set(saved.revision);
