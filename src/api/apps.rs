@@ -151,38 +151,11 @@ pub async fn save_app(
     })?;
 
     let now = now_ms();
-    let mut revised = repo::apps::update(&state.db, app.id, revision, &input, &developer, now)
+    // `revision` is the one the form's fields were loaded at.
+    match repo::apps::update_fields(&state.db, &app, revision, &input, &developer, now)
         .await
-        .map_err(context::internal)?;
-    // `revision` is the one the form's fields were loaded at. Changes since
-    // then that left the app's fields as they were (tools, settings) cannot
-    // be lost by saving the fields: the save goes on top of them. A change
-    // to the fields themselves is a conflict.
-    if matches!(revised, repo::apps::Revised::Stale) && revision < app.details.revision {
-        let then = repo::revisions::get(&state.db, app.id, revision)
-            .await
-            .map_err(context::internal)?;
-        let fields_unchanged = then.is_some_and(|then| {
-            let (then, now) = (&then.config, &app.details);
-            then.name == now.name
-                && then.description == now.description
-                && then.version == now.version
-                && then.public_url == now.public_url
-        });
-        if fields_unchanged {
-            revised = repo::apps::update(
-                &state.db,
-                app.id,
-                app.details.revision,
-                &input,
-                &developer,
-                now,
-            )
-            .await
-            .map_err(context::internal)?;
-        }
-    }
-    match revised {
+        .map_err(context::internal)?
+    {
         repo::apps::Revised::Applied(new_revision) => {
             tracing::info!(developer = developer.id, package = %input.package_name, new_revision, "app saved");
             if context::is_plain_form_post() {

@@ -1,7 +1,7 @@
 //! The canonical form of an app's configuration: what every export renders,
 //! what an import produces, what a revision keeps.
 
-use crate::domain::tool::Tool;
+use crate::domain::{app::AppDetails, tool::Tool};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -15,4 +15,65 @@ pub struct AppConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<serde_json::Value>,
     pub tools: Vec<Tool>,
+}
+
+impl AppConfig {
+    /// Whether the app's own fields here (name, description, version,
+    /// server URL) are those of `details`.
+    pub fn has_fields_of(&self, details: &AppDetails) -> bool {
+        self.name == details.name
+            && self.description == details.description
+            && self.version == details.version
+            && self.public_url == details.public_url
+    }
+}
+
+#[cfg(test)]
+mod fields_tests {
+    use super::*;
+
+    #[test]
+    fn the_app_fields_are_compared_and_nothing_else() {
+        let details = AppDetails {
+            package_name: "com.example.todo".into(),
+            name: "Todo".into(),
+            description: "d".into(),
+            version: "1.0.0".into(),
+            public_url: "https://todo.example.com".into(),
+            revision: 7,
+            updated_at: 1,
+        };
+        let config = AppConfig {
+            name: "Todo".into(),
+            description: "d".into(),
+            version: "1.0.0".into(),
+            public_url: "https://todo.example.com".into(),
+            settings: Some(serde_json::json!([])),
+            tools: vec![Tool::default()],
+        };
+        assert!(
+            config.has_fields_of(&details),
+            "tools and settings do not count"
+        );
+        for changed in [
+            AppConfig {
+                name: "Other".into(),
+                ..config.clone()
+            },
+            AppConfig {
+                description: "e".into(),
+                ..config.clone()
+            },
+            AppConfig {
+                version: "1.0.1".into(),
+                ..config.clone()
+            },
+            AppConfig {
+                public_url: "https://x.example".into(),
+                ..config.clone()
+            },
+        ] {
+            assert!(!changed.has_fields_of(&details), "{changed:?}");
+        }
+    }
 }

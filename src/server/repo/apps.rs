@@ -204,6 +204,33 @@ pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sql
     }
 }
 
+/// Saves the app's own fields from a form loaded at `fields_revision`: at
+/// that revision, or, when the app has moved on since only by changes that
+/// left these fields as they were (tools, settings), on top of them — such
+/// changes cannot be lost by saving the fields. A change to the fields since
+/// then is [`Revised::Stale`]. `app` is the app as read for this request.
+pub async fn update_fields(
+    db: &Db,
+    app: &StoredApp,
+    fields_revision: i64,
+    input: &AppInput,
+    author: &Author,
+    now_ms: i64,
+) -> Result<Revised, sqlx::Error> {
+    let revised = update(db, app.id, fields_revision, input, author, now_ms).await?;
+    if !matches!(revised, Revised::Stale) || fields_revision >= app.details.revision {
+        return Ok(revised);
+    }
+    let unchanged = super::revisions::get(db, app.id, fields_revision)
+        .await?
+        .is_some_and(|then| then.config.has_fields_of(&app.details));
+    if !unchanged {
+        return Ok(Revised::Stale);
+    }
+    // Still checked: a change after `app` was read makes this stale too.
+    update(db, app.id, app.details.revision, input, author, now_ms).await
+}
+
 /// Updates the app's own fields (never its package name) if it is still at
 /// `expected_revision`, bumping and recording the revision.
 pub async fn update(

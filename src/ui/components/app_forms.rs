@@ -126,9 +126,8 @@ fn AppDetailsForm(
     // refuses them if the app's fields have changed since. Not the page's
     // revision, which follows the tools too: after "Reload" there it is
     // newer than these fields, and saving them at it would silently undo
-    // another tab's change to them.
-    // Drawn again with errors (a plain form post), the form keeps the
-    // revision it was posted with: the page's may be newer by now.
+    // another tab's change to them. Drawn again with errors (a plain form
+    // post), the form keeps the revision it was posted with.
     let fields_revision = RwSignal::new(
         initial_value(&initial_error, "revision", "")
             .parse()
