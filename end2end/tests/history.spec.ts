@@ -1,10 +1,22 @@
-import { test, expect } from "@playwright/test";
+import { test, expect, type Browser } from "@playwright/test";
 import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, openAppInAnotherTab, uniquePackage } from "../fixtures/apps";
 import { addTool, editor, toolCard } from "../fixtures/tools";
 
 const STALE = "This app was changed elsewhere. Reload to see the latest version.";
+
+/** Renames the app in a tab of its own (JavaScript as in this project), then closes it. */
+async function renameInAnotherTab(browser: Browser, email: string, packageName: string, name: string) {
+  const { context, page } = await openAppInAnotherTab(browser, email, packageName, {
+    javaScriptEnabled: test.info().project.use.javaScriptEnabled,
+  });
+  const details = page.getByRole("form", { name: "App details" });
+  await details.getByLabel("Name", { exact: true }).fill(name);
+  await details.getByRole("button", { name: "Save app" }).click();
+  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await context.close();
+}
 
 test("two tabs edit one tool: the second save is refused and keeps its input @js-only", async ({ page, browser }) => {
   const email = await signUp(page);
@@ -87,12 +99,7 @@ test("after the tools were reloaded, the details form does not undo another tab'
   await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
   await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
 
-  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
-  const elsewhere = second.getByRole("form", { name: "App details" });
-  await elsewhere.getByLabel("Name", { exact: true }).fill("Renamed elsewhere");
-  await elsewhere.getByRole("button", { name: "Save app" }).click();
-  await expect(second.getByRole("status")).toHaveText("Saved.");
-  await other.close();
+  await renameInAnotherTab(browser, email, packageName, "Renamed elsewhere");
 
   // Opening the editor here finds the app newer and brings the tools up to
   // date; the details form still shows the name it was loaded with.
@@ -114,14 +121,7 @@ test("the details form sent back with an error still refuses to undo another tab
   const packageName = uniquePackage();
   await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
 
-  const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName, {
-    javaScriptEnabled: test.info().project.use.javaScriptEnabled,
-  });
-  const elsewhere = second.getByRole("form", { name: "App details" });
-  await elsewhere.getByLabel("Name", { exact: true }).fill("Renamed elsewhere");
-  await elsewhere.getByRole("button", { name: "Save app" }).click();
-  await expect(second.getByRole("status")).toHaveText("Saved.");
-  await other.close();
+  await renameInAnotherTab(browser, email, packageName, "Renamed elsewhere");
 
   // Without JavaScript the form comes back from the server with the error:
   // it must still be the form loaded before the rename.

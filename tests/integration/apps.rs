@@ -188,28 +188,34 @@ async fn a_taken_package_name_is_reported_on_its_field() {
     server.stop().await;
 }
 
+/// The details form of the TODO app as posted, loaded at `revision`.
+fn details_form(revision: &'static str, name: &'static str) -> [(&'static str, &'static str); 6] {
+    [
+        ("package_name", "com.example.todo"),
+        ("revision", revision),
+        ("name", name),
+        ("description", "d"),
+        ("version", "1.0.1"),
+        ("public_url", "https://todo.example.com"),
+    ]
+}
+
 #[tokio::test]
 async fn saving_bumps_the_revision_and_a_stale_save_is_refused() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut alice = signed_in(&server, "alice@example.com").await;
     alice.call("/api/apps/create", &TODO).await;
-    let save = |revision: &'static str, name: &'static str| {
-        [
-            ("package_name", "com.example.todo"),
-            ("revision", revision),
-            ("name", name),
-            ("description", "d"),
-            ("version", "1.0.1"),
-            ("public_url", "https://todo.example.com"),
-        ]
-    };
-    let first = alice.call("/api/apps/save", &save("1", "Renamed")).await;
+    let first = alice
+        .call("/api/apps/save", &details_form("1", "Renamed"))
+        .await;
     assert_eq!(first.status, 200, "{first:?}");
     let saved: serde_json::Value = serde_json::from_str(&first.body).unwrap();
     assert_eq!(saved["revision"], 2);
     assert_eq!(saved["name"], "Renamed");
 
-    let stale = alice.call("/api/apps/save", &save("1", "Overwrite")).await;
+    let stale = alice
+        .call("/api/apps/save", &details_form("1", "Overwrite"))
+        .await;
     assert_eq!(
         stale.app_error(),
         AppError::Conflict(
@@ -229,16 +235,6 @@ async fn fields_loaded_before_a_tool_change_save_on_top_of_it_but_not_over_a_cha
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut alice = signed_in(&server, "alice@example.com").await;
     alice.call("/api/apps/create", &TODO).await;
-    let save = |revision: &'static str, name: &'static str| {
-        [
-            ("package_name", "com.example.todo"),
-            ("revision", revision),
-            ("name", name),
-            ("description", "d"),
-            ("version", "1.0.1"),
-            ("public_url", "https://todo.example.com"),
-        ]
-    };
     // The form was loaded at revision 1; a tool is added meanwhile (2).
     let added = crate::common::json_call(
         &alice,
@@ -251,7 +247,9 @@ async fn fields_loaded_before_a_tool_change_save_on_top_of_it_but_not_over_a_cha
     )
     .await;
     assert!(added.contains("add_todo"), "{added}");
-    let on_top = alice.call("/api/apps/save", &save("1", "Renamed")).await;
+    let on_top = alice
+        .call("/api/apps/save", &details_form("1", "Renamed"))
+        .await;
     assert_eq!(on_top.status, 200, "{on_top:?}");
     let saved: serde_json::Value = serde_json::from_str(&on_top.body).unwrap();
     assert_eq!(saved["revision"], 3);
@@ -274,7 +272,9 @@ async fn fields_loaded_before_a_tool_change_save_on_top_of_it_but_not_over_a_cha
     )
     .await;
     assert!(deleted.contains("\"revision\":4"), "{deleted}");
-    let stale = alice.call("/api/apps/save", &save("2", "Overwrite")).await;
+    let stale = alice
+        .call("/api/apps/save", &details_form("2", "Overwrite"))
+        .await;
     assert!(
         matches!(stale.app_error(), AppError::Conflict(_)),
         "{stale:?}"
