@@ -9,7 +9,7 @@ scripts/ensure-tools.sh run
 export PATH="$HOME/.cargo/bin:$PATH"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 
-cargo leptos build --release
+cargo leptos build --release --split
 scripts/precompress.sh
 export LEPTOS_ENV="${LEPTOS_ENV:-PROD}"
 export LEPTOS_SITE_ROOT="${LEPTOS_SITE_ROOT:-target/site}"

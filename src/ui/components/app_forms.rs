@@ -25,7 +25,7 @@ const PACKAGE_HINT: &str =
 const URL_HINT: &str =
     "The base URL of your app's server; the assistant sends tool calls to its /tool path.";
 
-#[island]
+#[island(lazy)]
 pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<CreateApp>::new();
     let error = form_error(action, initial_error.clone());

@@ -9,7 +9,7 @@ use crate::{
 };
 use leptos::prelude::*;
 
-#[island]
+#[island(lazy)]
 pub fn ExportPanel(
     package_name: String,
     format: Format,

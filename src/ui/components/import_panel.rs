@@ -12,7 +12,7 @@ use crate::{
 };
 use leptos::{ev::SubmitEvent, prelude::*};
 
-#[island]
+#[island(lazy)]
 pub fn ImportPanel(package_name: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));

@@ -9,7 +9,7 @@ const EXAMPLE: &str = "add a reminder, Create a todo,, create a TODO ,remind me 
 /// An island: the only part of the landing page that runs in the browser.
 /// It marks itself `data-hydrated="true"` once awake, which the end-to-end
 /// tests wait for instead of sleeping.
-#[island]
+#[island(lazy)]
 pub fn PhrasePreview() -> impl IntoView {
     let text = RwSignal::new(EXAMPLE.to_owned());
     let hydrated = RwSignal::new(false);

@@ -15,7 +15,7 @@ use crate::{
 use leptos::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-#[island]
+#[island(lazy)]
 pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
