@@ -232,6 +232,23 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(toolCard(page, "keyboard_tool")).toBeVisible();
     await expect(toolCard(page, "keyboard_tool").getByRole("button", { name: "Edit" })).toBeFocused();
   });
+
+  test("the editor's code is fetched only once the tools are approached", async ({ page }) => {
+    // It is a chunk of its own (cargo leptos build --split), outside the page's first load.
+    const fetched: string[] = [];
+    page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
+    await page.reload();
+    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
+    await page.waitForLoadState("networkidle");
+    expect(fetched.some((path) => path.endsWith("/pkg/toolwright.wasm"))).toBe(true);
+    expect(fetched.filter((path) => path.includes("lazy_tool_editor"))).toEqual([]);
+
+    const chunk = page.waitForRequest((request) => request.url().includes("lazy_tool_editor"));
+    await toolsSection(page).getByRole("button", { name: "Add tool" }).focus();
+    await chunk;
+    await page.keyboard.press("Enter");
+    await expect(editor(page).getByLabel("Tool ID")).toBeVisible();
+  });
 });
 
 test("without JavaScript the tools are listed and the page says editing needs it", async ({ page, browser }) => {

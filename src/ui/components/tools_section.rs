@@ -10,7 +10,7 @@ use crate::{
     domain::tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
     ui::components::{
         form::FormAlert,
-        tool_editor::{EditorOutcome, ToolEditor},
+        tool_editor::{lazy_tool_editor, EditorArgs, EditorOutcome},
     },
 };
 use leptos::prelude::*;
@@ -234,17 +234,33 @@ pub fn ToolsSection(
         })
     };
     let editor_for = move |draft: ToolDraft, original_id: Option<String>, except: Option<u64>| {
+        let editor = lazy_tool_editor(EditorArgs {
+            package_name: package.get_value(),
+            revision,
+            draft,
+            original_id,
+            other_ids: other_ids(except),
+            on_done,
+            on_cancel,
+            on_reload,
+        });
+        // The first editor opened waits for the editor's code to arrive.
+        #[cfg(feature = "hydrate")]
+        let editor = send_wrapper::SendWrapper::new(editor);
         view! {
-            <ToolEditor
-                package_name=package.get_value()
-                revision
-                draft
-                original_id
-                other_ids=other_ids(except)
-                on_done
-                on_cancel
-                on_reload
-            />
+            <Suspense fallback=|| view! { <p class="hint" role="status">"Opening the editor…"</p> }>
+                {Suspend::new(editor)}
+            </Suspense>
+        }
+    };
+
+    // The editor's code is fetched when the pointer or the focus comes near
+    // the tools, so that it is usually there by the time one is opened.
+    let editor_fetched = StoredValue::new(false);
+    let preload_editor = move || {
+        if !editor_fetched.get_value() {
+            editor_fetched.set_value(true);
+            let _ = lazy_preload!(crate::ui::components::tool_editor::lazy_tool_editor);
         }
     };
 
@@ -258,6 +274,8 @@ pub fn ToolsSection(
             class="card stack tools"
             aria-labelledby="tools-title"
             data-hydrated=move || if hydrated.get() { "true" } else { "false" }
+            on:pointerover=move |_| preload_editor()
+            on:focusin=move |_| preload_editor()
         >
             <div class="section-head">
                 <h2 id="tools-title">"AI Tools"</h2>
