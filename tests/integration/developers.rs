@@ -95,7 +95,7 @@ async fn a_successful_log_in_leaves_the_attempts_still_in_flight_counting() {
         let own = failures::record(&db, "a@example.com", "10.0.0.1", 120)
             .await
             .unwrap();
-        failures::clear_for_email(&db, "a@example.com", own)
+        failures::forgive_for_email(&db, "a@example.com", own)
             .await
             .unwrap();
         assert_eq!(
@@ -105,14 +105,70 @@ async fn a_successful_log_in_leaves_the_attempts_still_in_flight_counting() {
             vec![110],
             "{label}: only the attempt in flight is left"
         );
-        // It fails after all: it counts, like any failure.
+        // It fails after all: it counts against the email, like any failure.
         failures::fail(&db, in_flight).await.unwrap();
         assert_eq!(
-            failures::since_for_client(&db, "10.0.0.9", 0, 0)
+            failures::since_for_email(&db, "a@example.com", 0, 0)
                 .await
                 .unwrap(),
             vec![110],
             "{label}"
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_successful_log_in_gives_a_password_sprayer_none_of_its_budget_back() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = open(&test_db).await;
+        use repo::login_failures as failures;
+        // One client guesses at two accounts; then one owner logs in.
+        for (at, email) in [
+            (100, "a@example.com"),
+            (110, "b@example.com"),
+            (120, "a@example.com"),
+        ] {
+            let guess = failures::record(&db, email, "10.6.6.6", at).await.unwrap();
+            failures::fail(&db, guess).await.unwrap();
+        }
+        let own = failures::record(&db, "a@example.com", "10.0.0.1", 130)
+            .await
+            .unwrap();
+        failures::forgive_for_email(&db, "a@example.com", own)
+            .await
+            .unwrap();
+
+        assert!(
+            failures::since_for_email(&db, "a@example.com", 0, 0)
+                .await
+                .unwrap()
+                .is_empty(),
+            "{label}: the owner is not held back by the guesses"
+        );
+        assert_eq!(
+            failures::since_for_email(&db, "b@example.com", 0, 0)
+                .await
+                .unwrap(),
+            vec![110],
+            "{label}: other accounts keep their count"
+        );
+        let mut sprayer = failures::since_for_client(&db, "10.6.6.6", 0, 0)
+            .await
+            .unwrap();
+        sprayer.sort();
+        assert_eq!(
+            sprayer,
+            vec![100, 110, 120],
+            "{label}: every guess still counts against its client"
+        );
+        assert!(
+            failures::since_for_client(&db, "10.0.0.1", 0, 0)
+                .await
+                .unwrap()
+                .is_empty(),
+            "{label}: the successful attempt is gone"
         );
         db.close().await;
     }
@@ -168,14 +224,20 @@ async fn login_failures_are_counted_per_email_and_client_and_cleared() {
         let own = failures::record(&db, "a@example.com", "10.0.0.1", 250)
             .await
             .unwrap();
-        failures::clear_for_email(&db, "a@example.com", own)
+        failures::forgive_for_email(&db, "a@example.com", own)
             .await
             .unwrap();
         assert!(failures::since_for_email(&db, "a@example.com", 0, 0)
             .await
             .unwrap()
             .is_empty());
-        assert_eq!(failures::prune(&db, 301).await.unwrap(), 1);
+        // Forgiven for the email, not for the client that failed.
+        let mut client = failures::since_for_client(&db, "10.0.0.1", 0, 0)
+            .await
+            .unwrap();
+        client.sort();
+        assert_eq!(client, vec![100, 300], "{}", test_db.label());
+        assert_eq!(failures::prune(&db, 301).await.unwrap(), 2);
         assert!(failures::since_for_client(&db, "10.0.0.1", 0, 0)
             .await
             .unwrap()

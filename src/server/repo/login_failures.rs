@@ -2,8 +2,10 @@
 //! is written *before* its password is checked and counted with every other
 //! attempt in the window, so parallel attempts cannot slip past the limit
 //! together; a refused attempt is taken back, a failed one stays (marked
-//! finished), and a successful log-in clears its email's finished failures
-//! — not the attempts still being checked, which count until they end.
+//! finished), and a successful log-in forgives its email's finished
+//! failures — not the attempts still being checked, which count until they
+//! end. Forgiven failures no longer count against the email, but still
+//! count against the clients that made them.
 
 use crate::{on_db, on_writer, server::db::Db};
 
@@ -39,7 +41,8 @@ pub async fn fail(db: &Db, id: i64) -> Result<(), sqlx::Error> {
         .map(|_| ()))
 }
 
-/// Times of the attempts for `email` at or after `since_ms`, but `except_id`.
+/// Times of the attempts for `email` at or after `since_ms`, but `except_id`
+/// and those forgiven by a successful log-in.
 pub async fn since_for_email(
     db: &Db,
     email: &str,
@@ -48,7 +51,7 @@ pub async fn since_for_email(
 ) -> Result<Vec<i64>, sqlx::Error> {
     on_db!(db, pool => sqlx::query_scalar::<_, i64>(
         "SELECT attempted_at FROM login_failures \
-         WHERE email = $1 AND attempted_at >= $2 AND id <> $3",
+         WHERE email = $1 AND attempted_at >= $2 AND id <> $3 AND NOT forgiven",
     )
     .bind(email)
     .bind(since_ms)
@@ -57,7 +60,8 @@ pub async fn since_for_email(
     .await)
 }
 
-/// Times of the attempts from `client` at or after `since_ms`, but `except_id`.
+/// Times of the attempts from `client` at or after `since_ms`, but
+/// `except_id`; forgiven ones too.
 pub async fn since_for_client(
     db: &Db,
     client: &str,
@@ -75,17 +79,21 @@ pub async fn since_for_client(
     .await)
 }
 
-/// Forgets the finished failures of `email` and the attempt `own`, the
-/// one that just succeeded. Attempts still in flight stay.
-pub async fn clear_for_email(db: &Db, email: &str, own: i64) -> Result<(), sqlx::Error> {
-    on_writer!(db, conn => sqlx::query(
-        "DELETE FROM login_failures WHERE email = $1 AND (finished OR id = $2)",
-    )
-        .bind(email)
-        .bind(own)
-        .execute(conn)
-        .await
-        .map(|_| ()))
+/// A log-in for `email` succeeded with the attempt `own`: that attempt is
+/// gone, and the email's finished failures stop counting against the email
+/// (they still count against their clients). Attempts in flight stay.
+pub async fn forgive_for_email(db: &Db, email: &str, own: i64) -> Result<(), sqlx::Error> {
+    on_writer!(db, conn => {
+        sqlx::query("DELETE FROM login_failures WHERE id = $1")
+            .bind(own)
+            .execute(&mut *conn)
+            .await?;
+        sqlx::query("UPDATE login_failures SET forgiven = TRUE WHERE email = $1 AND finished")
+            .bind(email)
+            .execute(&mut *conn)
+            .await
+            .map(|_| ())
+    })
 }
 
 /// Deletes failures older than `before_ms`; they no longer count.
