@@ -30,8 +30,8 @@ pub fn session() -> Result<tower_sessions::Session, AppError> {
 }
 
 /// Who the request comes from, for throttling by client: the connection's
-/// peer, or the client a trusted reverse proxy forwarded for (see
-/// [`crate::server::client`]).
+/// peer, or the client a trusted reverse proxy forwarded for — an IPv6
+/// client as its /64 network (see [`crate::server::client`]).
 pub fn client_address() -> String {
     let trusted = state()
         .map(|state| state.config.trusted_proxies.clone())
@@ -52,7 +52,7 @@ pub fn client_address() -> String {
                 .collect();
             let forwarded_for = (!lines.is_empty()).then(|| lines.join(","));
             let client = crate::server::client::client_ip(peer, forwarded_for.as_deref(), &trusted);
-            Some(client.to_string())
+            Some(crate::server::client::throttle_key(client))
         })
         .unwrap_or_else(|| "unknown".to_owned())
 }

@@ -47,6 +47,20 @@ fn address_of(entry: &str) -> Option<IpAddr> {
         .map(|address| address.to_canonical())
 }
 
+/// The client a request is counted against when throttling: an IPv4
+/// address as it is, an IPv6 address as its /64 network. One subscriber or
+/// host is given a whole /64 and can take any address in it, so counting
+/// single IPv6 addresses would let one client rotate past its limit.
+pub fn throttle_key(client: IpAddr) -> String {
+    match client.to_canonical() {
+        IpAddr::V4(address) => address.to_string(),
+        IpAddr::V6(address) => {
+            let network = u128::from(address) & !(u128::MAX >> 64);
+            format!("{}/64", std::net::Ipv6Addr::from(network))
+        }
+    }
+}
+
 /// Parses `TOOLWRIGHT_TRUSTED_PROXIES`: addresses separated by commas.
 pub fn parse_trusted_proxies(value: &str) -> Option<Vec<IpAddr>> {
     value
@@ -155,6 +169,18 @@ mod tests {
             client_ip(ip(PROXY), Some("[2001:db8::5]:443"), &[ip(PROXY)]),
             ip("2001:db8::5")
         );
+    }
+
+    #[test]
+    fn an_ipv6_client_is_counted_by_its_64_network() {
+        let key = |text: &str| throttle_key(ip(text));
+        assert_eq!(key("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+        assert_eq!(key("2001:db8:1:2:ffff:ffff:ffff:ffff"), "2001:db8:1:2::/64");
+        assert_ne!(key("2001:db8:1:3::1"), key("2001:db8:1:2::1"));
+        assert_eq!(key("203.0.113.7"), "203.0.113.7");
+        assert_ne!(key("203.0.113.8"), key("203.0.113.7"));
+        // An IPv4 client seen through a dual-stack listener is still itself.
+        assert_eq!(key("::ffff:203.0.113.7"), "203.0.113.7");
     }
 
     #[test]

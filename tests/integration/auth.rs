@@ -346,6 +346,34 @@ async fn behind_a_trusted_proxy_clients_are_throttled_by_their_forwarded_address
 }
 
 #[tokio::test]
+async fn an_ipv6_client_cannot_rotate_addresses_within_its_64_past_the_limit() {
+    let db = TestDatabase::sqlite();
+    let mut config = db.config();
+    config.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
+    let server = TestServer::start_with(db, config).await;
+    let mut browser = Browser::new(&server);
+    for attempt in 0..20 {
+        let address = format!("2001:db8:7:7::{:x}", attempt + 1);
+        let email = format!("guess{attempt}@example.com");
+        assert_eq!(
+            login_forwarded_for(&mut browser, &address, &email).await,
+            AppError::InvalidCredentials,
+            "attempt {attempt}"
+        );
+    }
+    assert!(matches!(
+        login_forwarded_for(&mut browser, "2001:db8:7:7:abcd::99", "other@example.com").await,
+        AppError::TooManyRequests(_)
+    ));
+    // The next /64 is another client.
+    assert_eq!(
+        login_forwarded_for(&mut browser, "2001:db8:7:8::1", "other@example.com").await,
+        AppError::InvalidCredentials
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn without_a_trusted_proxy_a_forwarded_address_changes_nothing() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut browser = Browser::new(&server);
