@@ -115,7 +115,7 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
         return Err(AppError::InvalidCredentials);
     };
 
-    repo::login_failures::forgive_for_email(db, &email, attempt)
+    repo::login_failures::forgive_for_email(db, &email, &client, attempt)
         .await
         .map_err(context::internal)?;
     let session = context::session()?;

@@ -95,7 +95,7 @@ async fn a_successful_log_in_leaves_the_attempts_still_in_flight_counting() {
         let own = failures::record(&db, "a@example.com", "10.0.0.1", 120)
             .await
             .unwrap();
-        failures::forgive_for_email(&db, "a@example.com", own)
+        failures::forgive_for_email(&db, "a@example.com", "10.0.0.1", own)
             .await
             .unwrap();
         assert_eq!(
@@ -133,10 +133,15 @@ async fn a_successful_log_in_gives_a_password_sprayer_none_of_its_budget_back() 
             let guess = failures::record(&db, email, "10.6.6.6", at).await.unwrap();
             failures::fail(&db, guess).await.unwrap();
         }
+        // The owner mistypes once, then logs in.
+        let typo = failures::record(&db, "a@example.com", "10.0.0.1", 125)
+            .await
+            .unwrap();
+        failures::fail(&db, typo).await.unwrap();
         let own = failures::record(&db, "a@example.com", "10.0.0.1", 130)
             .await
             .unwrap();
-        failures::forgive_for_email(&db, "a@example.com", own)
+        failures::forgive_for_email(&db, "a@example.com", "10.0.0.1", own)
             .await
             .unwrap();
 
@@ -168,7 +173,7 @@ async fn a_successful_log_in_gives_a_password_sprayer_none_of_its_budget_back() 
                 .await
                 .unwrap()
                 .is_empty(),
-            "{label}: the successful attempt is gone"
+            "{label}: the owner's typo and successful attempt are gone"
         );
         db.close().await;
     }
@@ -224,20 +229,23 @@ async fn login_failures_are_counted_per_email_and_client_and_cleared() {
         let own = failures::record(&db, "a@example.com", "10.0.0.1", 250)
             .await
             .unwrap();
-        failures::forgive_for_email(&db, "a@example.com", own)
+        failures::forgive_for_email(&db, "a@example.com", "10.0.0.1", own)
             .await
             .unwrap();
         assert!(failures::since_for_email(&db, "a@example.com", 0, 0)
             .await
             .unwrap()
             .is_empty());
-        // Forgiven for the email, not for the client that failed.
-        let mut client = failures::since_for_client(&db, "10.0.0.1", 0, 0)
-            .await
-            .unwrap();
-        client.sort();
-        assert_eq!(client, vec![100, 300], "{}", test_db.label());
-        assert_eq!(failures::prune(&db, 301).await.unwrap(), 2);
+        // The owner's own failure (same client) is gone; b@'s attempt stays.
+        assert_eq!(
+            failures::since_for_client(&db, "10.0.0.1", 0, 0)
+                .await
+                .unwrap(),
+            vec![300],
+            "{}",
+            test_db.label()
+        );
+        assert_eq!(failures::prune(&db, 301).await.unwrap(), 1);
         assert!(failures::since_for_client(&db, "10.0.0.1", 0, 0)
             .await
             .unwrap()

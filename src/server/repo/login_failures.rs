@@ -5,7 +5,8 @@
 //! finished), and a successful log-in forgives its email's finished
 //! failures — not the attempts still being checked, which count until they
 //! end. Forgiven failures no longer count against the email, but still
-//! count against the clients that made them.
+//! count against the clients that made them (unless that is the client that
+//! just logged in: those were its owner's typos, and are gone).
 
 use crate::{on_db, on_writer, server::db::Db};
 
@@ -79,15 +80,27 @@ pub async fn since_for_client(
     .await)
 }
 
-/// A log-in for `email` succeeded with the attempt `own`: that attempt is
-/// gone, and the email's finished failures stop counting against the email
-/// (they still count against their clients). Attempts in flight stay.
-pub async fn forgive_for_email(db: &Db, email: &str, own: i64) -> Result<(), sqlx::Error> {
+/// A log-in for `email` from `client` succeeded with the attempt `own`:
+/// that attempt is gone, and so are the email's earlier failures from the
+/// same client (its owner's typos). The email's failures from other clients
+/// stop counting against the email but still count against those clients.
+/// Attempts in flight stay.
+pub async fn forgive_for_email(
+    db: &Db,
+    email: &str,
+    client: &str,
+    own: i64,
+) -> Result<(), sqlx::Error> {
     on_writer!(db, conn => {
-        sqlx::query("DELETE FROM login_failures WHERE id = $1")
-            .bind(own)
-            .execute(&mut *conn)
-            .await?;
+        sqlx::query(
+            "DELETE FROM login_failures \
+             WHERE id = $1 OR (email = $2 AND client = $3 AND finished)",
+        )
+        .bind(own)
+        .bind(email)
+        .bind(client)
+        .execute(&mut *conn)
+        .await?;
         sqlx::query("UPDATE login_failures SET forgiven = TRUE WHERE email = $1 AND finished")
             .bind(email)
             .execute(&mut *conn)
