@@ -237,6 +237,8 @@ test.describe("the AI Tools editor @js-only", () => {
     // It is a chunk of its own (cargo leptos build --split), outside the page's first load.
     const fetched: string[] = [];
     page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
+    // The pointer out of the way: over the tools, it would fetch the editor.
+    await page.mouse.move(0, 0);
     await page.reload();
     await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
     await page.waitForLoadState("networkidle");
