@@ -134,7 +134,11 @@ test("the details form sent back with an error still refuses to undo another tab
   );
   await page.getByRole("form", { name: "App details" }).getByLabel("Version").fill("1.0.1");
   await page.getByRole("form", { name: "App details" }).getByRole("button", { name: "Save app" }).click();
-  await expect(page.getByRole("form", { name: "App details" }).getByRole("alert")).toHaveText(STALE);
+  const refused = page.getByRole("form", { name: "App details" });
+  await expect(refused.getByRole("alert")).toHaveText(STALE);
+  // Refused, it still holds what was typed, and offers to reload.
+  await expect(refused.getByLabel("Version")).toHaveValue("1.0.1");
+  await expect(refused.getByRole("link", { name: "Reload" })).toBeVisible();
 });
 
 test("the details form saves on top of a tool added in another tab", async ({ page, browser }) => {

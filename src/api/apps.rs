@@ -174,6 +174,14 @@ pub async fn save_app(
                 updated_at: now,
             })
         }
+        repo::apps::Revised::Stale if context::is_plain_form_post() => {
+            // Without JavaScript the form is drawn again from this error: it
+            // keeps what was typed, and the revision it was loaded at (so it
+            // is refused again until the page is reloaded).
+            let echo = echo_app_input(crate::domain::FieldErrors::new(), &input)
+                .with_echo("revision", revision.to_string());
+            Err(AppError::StaleForm(STALE_MESSAGE.to_owned(), echo))
+        }
         repo::apps::Revised::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
     }
 }

@@ -31,6 +31,11 @@ pub enum AppError {
     /// A save based on stale data, or a state that forbids the action.
     #[error("{0}")]
     Conflict(String),
+    /// A plain form post (no JavaScript) based on stale data: the message
+    /// of [`AppError::Conflict`] and what was posted, so that the form drawn
+    /// again from this error still holds what was typed.
+    #[error("{0}")]
+    StaleForm(String, FieldErrors),
     /// Throttled (for example repeated failed log-ins).
     #[error("{0}")]
     TooManyRequests(String),
@@ -53,7 +58,7 @@ impl AppError {
             AppError::InvalidCredentials | AppError::Unauthorized => 401,
             AppError::Forbidden => 403,
             AppError::NotFound => 404,
-            AppError::Conflict(_) => 409,
+            AppError::Conflict(_) | AppError::StaleForm(..) => 409,
             AppError::TooManyRequests(_) => 429,
             AppError::Internal => 500,
             AppError::Transport(_) => 502,
@@ -66,6 +71,20 @@ impl AppError {
             AppError::Validation(errors) => Some(errors),
             _ => None,
         }
+    }
+
+    /// What a plain form post sent, echoed back with its error (invalid
+    /// or stale input), for the form drawn again to show.
+    pub fn echoed_input(&self) -> Option<&FieldErrors> {
+        match self {
+            AppError::Validation(echo) | AppError::StaleForm(_, echo) => Some(echo),
+            _ => None,
+        }
+    }
+
+    /// A save based on stale data: the page offers to reload.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, AppError::Conflict(_) | AppError::StaleForm(..))
     }
 }
 
@@ -93,6 +112,26 @@ mod tests {
         assert_eq!(AppError::Unauthorized.status(), 401);
         assert_eq!(AppError::Validation(FieldErrors::new()).status(), 422);
         assert_eq!(AppError::Conflict("x".into()).status(), 409);
+    }
+
+    #[test]
+    fn a_stale_form_is_a_conflict_that_gives_back_what_was_posted() {
+        let echo = FieldErrors::new().with_echo("name", "Typed here");
+        let stale = AppError::StaleForm("Changed elsewhere.".into(), echo);
+        assert_eq!(stale.status(), 409);
+        assert!(stale.is_conflict());
+        assert_eq!(stale.to_string(), "Changed elsewhere.");
+        assert_eq!(
+            stale.echoed_input().and_then(|e| e.echoed("name")),
+            Some("Typed here")
+        );
+        // No field is marked wrong: only the form-level message is shown.
+        assert!(stale.field_errors().is_none());
+        // It survives the trip through the redirect's URL (as JSON).
+        let json = serde_json::to_string(&stale).unwrap();
+        assert_eq!(serde_json::from_str::<AppError>(&json).unwrap(), stale);
+        assert!(!AppError::NotFound.is_conflict());
+        assert!(AppError::Conflict("x".into()).echoed_input().is_none());
     }
 
     #[test]

@@ -147,7 +147,8 @@ fn AppDetailsForm(
         Some(Err(_)) => notice.set(None),
         None => {}
     });
-    let is_conflict = Signal::derive(move || matches!(error.get(), Some(AppError::Conflict(_))));
+    let is_conflict =
+        Signal::derive(move || error.with(|e| e.as_ref().is_some_and(AppError::is_conflict)));
     let reload_href = format!(
         "/console/apps/{}",
         crate::domain::url::encode_component(&app.package_name)

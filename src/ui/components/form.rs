@@ -162,7 +162,7 @@ pub fn SubmitButton(label: &'static str, #[prop(into)] pending: Signal<bool>) ->
 pub fn initial_value(initial_error: &Option<AppError>, field: &str, stored: &str) -> String {
     initial_error
         .as_ref()
-        .and_then(AppError::field_errors)
+        .and_then(AppError::echoed_input)
         .and_then(|errors| errors.echoed(field))
         .unwrap_or(stored)
         .to_owned()

@@ -52,7 +52,7 @@ pub fn ErrorTemplate(errors: ArcRwSignal<Errors>) -> impl IntoView {
         AppError::Unauthorized | AppError::InvalidCredentials => "Please log in",
         AppError::Forbidden => "Forbidden",
         AppError::Validation(_) => "Invalid request",
-        AppError::Conflict(_) => "Conflict",
+        AppError::Conflict(_) | AppError::StaleForm(..) => "Conflict",
         AppError::TooManyRequests(_) => "Too many requests",
         AppError::Internal | AppError::Transport(_) => "Something went wrong",
     };

@@ -366,7 +366,8 @@ pub fn ToolEditor(
     };
 
     let alert_message = Signal::derive(move || alert.get().map(|e| e.to_string()));
-    let is_conflict = Signal::derive(move || matches!(alert.get(), Some(AppError::Conflict(_))));
+    let is_conflict =
+        Signal::derive(move || alert.with(|e| e.as_ref().is_some_and(AppError::is_conflict)));
 
     view! {
         <form class="tool-editor stack" aria-label="Tool editor" novalidate on:submit=on_submit>

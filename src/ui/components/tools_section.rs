@@ -267,7 +267,8 @@ pub fn ToolsSection(
     let is_new = Memo::new(move |_| editing.with(|e| e == &Some(Editing::New)));
     let is_empty = Memo::new(move |_| entries.with(Vec::is_empty));
     let alert_message = Signal::derive(move || alert.get().map(|e| e.to_string()));
-    let is_conflict = Signal::derive(move || matches!(alert.get(), Some(AppError::Conflict(_))));
+    let is_conflict =
+        Signal::derive(move || alert.with(|e| e.as_ref().is_some_and(AppError::is_conflict)));
 
     view! {
         <section
