@@ -144,11 +144,10 @@ pub async fn save_app(
         public_url,
     }
     .normalized();
-    input.check().map_err(|errors| {
-        // And the revision the fields were loaded at, which the form keeps
-        // when it is drawn again with the errors (without JavaScript).
-        echo_app_input(errors, &input).with_echo("revision", revision.to_string())
-    })?;
+    // What a plain form post (no JavaScript) is drawn again with after an
+    // error: what was typed, and the revision the fields were loaded at.
+    let echo = |errors| echo_app_input(errors, &input).with_echo("revision", revision.to_string());
+    input.check().map_err(echo)?;
 
     let now = now_ms();
     // `revision` is the one the form's fields were loaded at.
@@ -174,14 +173,12 @@ pub async fn save_app(
                 updated_at: now,
             })
         }
-        repo::apps::Revised::Stale if context::is_plain_form_post() => {
-            // Without JavaScript the form is drawn again from this error: it
-            // keeps what was typed, and the revision it was loaded at (so it
-            // is refused again until the page is reloaded).
-            let echo = echo_app_input(crate::domain::FieldErrors::new(), &input)
-                .with_echo("revision", revision.to_string());
-            Err(AppError::StaleForm(STALE_MESSAGE.to_owned(), echo))
-        }
+        // Kept at the revision it was loaded at, the form is refused again
+        // until the page is reloaded.
+        repo::apps::Revised::Stale if context::is_plain_form_post() => Err(AppError::StaleForm(
+            STALE_MESSAGE.to_owned(),
+            echo(crate::domain::FieldErrors::new()),
+        )),
         repo::apps::Revised::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
     }
 }

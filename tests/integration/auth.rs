@@ -318,21 +318,32 @@ async fn login_forwarded_for(browser: &mut Browser, forwarded_for: &str, email: 
         .app_error()
 }
 
-#[tokio::test]
-async fn behind_a_trusted_proxy_clients_are_throttled_by_their_forwarded_address() {
+/// A server that believes `X-Forwarded-For` from loopback, where the tests' requests come from.
+async fn behind_a_trusted_proxy() -> TestServer {
     let db = TestDatabase::sqlite();
     let mut config = db.config();
     config.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
-    let server = TestServer::start_with(db, config).await;
-    let mut browser = Browser::new(&server);
+    TestServer::start_with(db, config).await
+}
+
+/// Twenty failed log-ins, each for another email, the `attempt`th forwarded for
+/// `address(attempt)`: a client's whole budget, if they are one client.
+async fn fail_twenty_log_ins(browser: &mut Browser, address: impl Fn(usize) -> String) {
     for attempt in 0..20 {
         let email = format!("guess{attempt}@example.com");
         assert_eq!(
-            login_forwarded_for(&mut browser, "198.51.100.1", &email).await,
+            login_forwarded_for(browser, &address(attempt), &email).await,
             AppError::InvalidCredentials,
             "attempt {attempt}"
         );
     }
+}
+
+#[tokio::test]
+async fn behind_a_trusted_proxy_clients_are_throttled_by_their_forwarded_address() {
+    let server = behind_a_trusted_proxy().await;
+    let mut browser = Browser::new(&server);
+    fail_twenty_log_ins(&mut browser, |_| "198.51.100.1".to_owned()).await;
     assert!(matches!(
         login_forwarded_for(&mut browser, "198.51.100.1", "other@example.com").await,
         AppError::TooManyRequests(_)
@@ -347,20 +358,12 @@ async fn behind_a_trusted_proxy_clients_are_throttled_by_their_forwarded_address
 
 #[tokio::test]
 async fn an_ipv6_client_cannot_rotate_addresses_within_its_64_past_the_limit() {
-    let db = TestDatabase::sqlite();
-    let mut config = db.config();
-    config.trusted_proxies = vec!["127.0.0.1".parse().unwrap()];
-    let server = TestServer::start_with(db, config).await;
+    let server = behind_a_trusted_proxy().await;
     let mut browser = Browser::new(&server);
-    for attempt in 0..20 {
-        let address = format!("2001:db8:7:7::{:x}", attempt + 1);
-        let email = format!("guess{attempt}@example.com");
-        assert_eq!(
-            login_forwarded_for(&mut browser, &address, &email).await,
-            AppError::InvalidCredentials,
-            "attempt {attempt}"
-        );
-    }
+    fail_twenty_log_ins(&mut browser, |attempt| {
+        format!("2001:db8:7:7::{:x}", attempt + 1)
+    })
+    .await;
     assert!(matches!(
         login_forwarded_for(&mut browser, "2001:db8:7:7:abcd::99", "other@example.com").await,
         AppError::TooManyRequests(_)
@@ -377,16 +380,8 @@ async fn an_ipv6_client_cannot_rotate_addresses_within_its_64_past_the_limit() {
 async fn without_a_trusted_proxy_a_forwarded_address_changes_nothing() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut browser = Browser::new(&server);
-    for attempt in 0..20 {
-        // A client cannot escape its limit by claiming to be someone else.
-        let claimed = format!("198.51.100.{attempt}");
-        let email = format!("guess{attempt}@example.com");
-        assert_eq!(
-            login_forwarded_for(&mut browser, &claimed, &email).await,
-            AppError::InvalidCredentials,
-            "attempt {attempt}"
-        );
-    }
+    // A client cannot escape its limit by claiming to be someone else.
+    fail_twenty_log_ins(&mut browser, |attempt| format!("198.51.100.{attempt}")).await;
     assert!(matches!(
         login_forwarded_for(&mut browser, "198.51.100.99", "other@example.com").await,
         AppError::TooManyRequests(_)

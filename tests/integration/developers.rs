@@ -12,6 +12,14 @@ async fn open(test_db: &TestDatabase) -> Db {
     db
 }
 
+/// A log-in attempt for `email` from `client` at `at`, which failed.
+async fn failed(db: &Db, email: &str, client: &str, at: i64) {
+    let attempt = repo::login_failures::record(db, email, client, at)
+        .await
+        .unwrap();
+    repo::login_failures::fail(db, attempt).await.unwrap();
+}
+
 #[tokio::test]
 async fn a_developer_is_created_found_and_verified() {
     for test_db in TestDatabase::all().await {
@@ -85,10 +93,7 @@ async fn a_successful_log_in_leaves_the_attempts_still_in_flight_counting() {
         use repo::login_failures as failures;
         // A guess that failed, one still being checked (from elsewhere),
         // and the owner's attempt, which succeeds.
-        let failed = failures::record(&db, "a@example.com", "10.0.0.9", 100)
-            .await
-            .unwrap();
-        failures::fail(&db, failed).await.unwrap();
+        failed(&db, "a@example.com", "10.0.0.9", 100).await;
         let in_flight = failures::record(&db, "a@example.com", "10.0.0.9", 110)
             .await
             .unwrap();
@@ -130,14 +135,10 @@ async fn a_successful_log_in_gives_a_password_sprayer_none_of_its_budget_back() 
             (110, "b@example.com"),
             (120, "a@example.com"),
         ] {
-            let guess = failures::record(&db, email, "10.6.6.6", at).await.unwrap();
-            failures::fail(&db, guess).await.unwrap();
+            failed(&db, email, "10.6.6.6", at).await;
         }
         // The owner mistypes once, then logs in.
-        let typo = failures::record(&db, "a@example.com", "10.0.0.1", 125)
-            .await
-            .unwrap();
-        failures::fail(&db, typo).await.unwrap();
+        failed(&db, "a@example.com", "10.0.0.1", 125).await;
         let own = failures::record(&db, "a@example.com", "10.0.0.1", 130)
             .await
             .unwrap();
@@ -184,10 +185,7 @@ async fn login_failures_are_counted_per_email_and_client_and_cleared() {
     for test_db in TestDatabase::all().await {
         let db = open(&test_db).await;
         use repo::login_failures as failures;
-        let first = failures::record(&db, "a@example.com", "10.0.0.1", 100)
-            .await
-            .unwrap();
-        failures::fail(&db, first).await.unwrap();
+        failed(&db, "a@example.com", "10.0.0.1", 100).await;
         let second = failures::record(&db, "a@example.com", "10.0.0.2", 200)
             .await
             .unwrap();

@@ -124,37 +124,12 @@ fn focus_soon(id: String) {
     request_animation_frame(move || focus(&id));
 }
 
-/// What an editor is opened with (the props of [`ToolEditor`]).
-pub struct EditorArgs {
-    pub package_name: String,
-    pub revision: RwSignal<i64>,
-    pub draft: ToolDraft,
-    pub original_id: Option<String>,
-    pub other_ids: Signal<Vec<String>>,
-    pub on_done: Callback<EditorOutcome>,
-    pub on_cancel: Callback<()>,
-    pub on_reload: Callback<ToolsState>,
-}
-
 /// The editor, fetched the first time one is opened: its code (and the
 /// server functions only it calls) is a chunk of its own, outside the
 /// page's first load (`cargo leptos build --split`).
 #[lazy]
-pub fn lazy_tool_editor(args: EditorArgs) -> AnyView {
-    let EditorArgs {
-        package_name,
-        revision,
-        draft,
-        original_id,
-        other_ids,
-        on_done,
-        on_cancel,
-        on_reload,
-    } = args;
-    view! {
-        <ToolEditor package_name revision draft original_id other_ids on_done on_cancel on_reload/>
-    }
-    .into_any()
+pub fn lazy_tool_editor(props: ToolEditorProps) -> AnyView {
+    ToolEditor(props).into_any()
 }
 
 #[component]

@@ -10,7 +10,7 @@ use crate::{
     domain::tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
     ui::components::{
         form::FormAlert,
-        tool_editor::{lazy_tool_editor, EditorArgs, EditorOutcome},
+        tool_editor::{lazy_tool_editor, EditorOutcome, ToolEditorProps},
     },
 };
 use leptos::prelude::*;
@@ -234,16 +234,18 @@ pub fn ToolsSection(
         })
     };
     let editor_for = move |draft: ToolDraft, original_id: Option<String>, except: Option<u64>| {
-        let editor = lazy_tool_editor(EditorArgs {
-            package_name: package.get_value(),
-            revision,
-            draft,
-            original_id,
-            other_ids: other_ids(except),
-            on_done,
-            on_cancel,
-            on_reload,
-        });
+        let editor = lazy_tool_editor(
+            ToolEditorProps::builder()
+                .package_name(package.get_value())
+                .revision(revision)
+                .draft(draft)
+                .original_id(original_id)
+                .other_ids(other_ids(except))
+                .on_done(on_done)
+                .on_cancel(on_cancel)
+                .on_reload(on_reload)
+                .build(),
+        );
         // The first editor opened waits for the editor's code to arrive.
         #[cfg(feature = "hydrate")]
         let editor = send_wrapper::SendWrapper::new(editor);
