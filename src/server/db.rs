@@ -22,7 +22,14 @@ use sqlx::{
     },
     ConnectOptions, Postgres,
 };
-use std::{str::FromStr, sync::Arc, time::Duration};
+use std::{
+    str::FromStr,
+    sync::{
+        atomic::{AtomicBool, AtomicU32, Ordering},
+        Arc,
+    },
+    time::Duration,
+};
 
 static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
@@ -59,15 +66,124 @@ pub struct Db {
 /// in BENCHMARKS.md). PostgreSQL locks rows itself: any pooled connection.
 #[derive(Clone, Debug)]
 enum Writers {
-    Sqlite(Arc<tokio::sync::Mutex<SqliteConnection>>),
+    Sqlite(Arc<SqliteWriter>),
     Postgres(PgPool),
 }
 
+/// SQLite's writing connection, and what its checkpointer needs to know.
+///
+/// A write in WAL mode appends pages to the log; a checkpoint copies them
+/// back into the database file so that the log can start over. SQLite does
+/// it by itself in the commit that takes the log past 1000 pages, on the
+/// committing connection — here the one writer, so every write queued
+/// behind that commit waited for the copy too (a few milliseconds every few
+/// dozen saves: the slowest saves under load). So the writer leaves it to a
+/// checkpointer on a connection of its own ([`checkpointer`]), which copies
+/// the log beside the writer and takes a turn only for what was written
+/// meanwhile.
+#[derive(Debug)]
+struct SqliteWriter {
+    connection: tokio::sync::Mutex<SqliteConnection>,
+    /// Turns since the checkpointer last copied the log.
+    turns: AtomicU32,
+    /// Woken every [`CHECKPOINT_EVERY_TURNS`] turns, and at close.
+    due: Arc<tokio::sync::Notify>,
+    closed: AtomicBool,
+    /// The checkpointer's task, awaited at close.
+    checkpointer: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// Turns between checkpoints: a tool save appends about 16 pages to the log,
+/// so this keeps it near SQLite's own 1000.
+const CHECKPOINT_EVERY_TURNS: u32 = 64;
+/// A checkpoint after fewer turns happens when writing pauses this long.
+const CHECKPOINT_IDLE: Duration = Duration::from_millis(500);
+/// The writer checkpoints by itself only if the log grows past this many
+/// pages (the checkpointer stopped or cannot keep up): a limit, not the plan.
+const WRITER_AUTOCHECKPOINT_PAGES: u32 = 20_000;
+
 /// A connection to write on, for as long as it is held (see [`on_writer!`]).
 pub enum Writer<'a> {
-    /// SQLite's one writing connection: the turn lasts as long as the guard.
-    Sqlite(tokio::sync::MutexGuard<'a, SqliteConnection>),
+    /// SQLite's one writing connection: the turn lasts as long as it is held.
+    Sqlite(SqliteTurn<'a>),
     Postgres(PoolConnection<Postgres>),
+}
+
+/// A turn on SQLite's writing connection; counted for the checkpointer
+/// when it ends.
+pub struct SqliteTurn<'a> {
+    connection: tokio::sync::MutexGuard<'a, SqliteConnection>,
+    writer: &'a SqliteWriter,
+}
+
+impl std::ops::Deref for SqliteTurn<'_> {
+    type Target = SqliteConnection;
+    fn deref(&self) -> &SqliteConnection {
+        &self.connection
+    }
+}
+
+impl std::ops::DerefMut for SqliteTurn<'_> {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.connection
+    }
+}
+
+impl Drop for SqliteTurn<'_> {
+    fn drop(&mut self) {
+        let turns = self.writer.turns.fetch_add(1, Ordering::Relaxed) + 1;
+        if turns.is_multiple_of(CHECKPOINT_EVERY_TURNS) {
+            self.writer.due.notify_one();
+        }
+    }
+}
+
+/// Copies SQLite's log into the database file, off the writer's turn (see
+/// [`SqliteWriter`]), until the writer is closed or dropped. Each round is
+/// two PASSIVE checkpoints on the checkpointer's own connection: the first
+/// beside the writer, which copies nearly everything while writes go on;
+/// the second in a turn of the writer's, which copies what was written
+/// meanwhile (a few pages) — the log is then fully copied, and the next
+/// write starts it over from the beginning instead of making it longer.
+async fn checkpointer(
+    writer: std::sync::Weak<SqliteWriter>,
+    due: Arc<tokio::sync::Notify>,
+    mut connection: SqliteConnection,
+) {
+    use sqlx::Connection;
+    loop {
+        // Waiting without holding the writer: when the console lets go of
+        // it, this ends at the next wake-up.
+        let _ = tokio::time::timeout(CHECKPOINT_IDLE, due.notified()).await;
+        let Some(writer) = writer.upgrade() else {
+            break;
+        };
+        if writer.closed.load(Ordering::Acquire) {
+            break;
+        }
+        if writer.turns.swap(0, Ordering::AcqRel) == 0 {
+            continue;
+        }
+        let round = async {
+            checkpoint(&mut connection).await?;
+            let _turn = writer.connection.lock().await;
+            checkpoint(&mut connection).await
+        };
+        if let Err(error) = round.await {
+            tracing::warn!(%error, "SQLite checkpoint failed; the next round tries again");
+        }
+        if writer.closed.load(Ordering::Acquire) {
+            break;
+        }
+    }
+    let _ = connection.close().await;
+}
+
+async fn checkpoint(connection: &mut SqliteConnection) -> Result<(), sqlx::Error> {
+    sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+        .execute(connection)
+        .await
+        .map(|_| ())
 }
 
 /// Runs `$body` with `$conn` bound to a `&mut` connection to write on —
@@ -131,10 +247,33 @@ impl Db {
                     .test_before_acquire(false)
                     .connect_with(options.clone())
                     .await?;
-                let writer = options.connect().await?;
+                let writer = options
+                    .clone()
+                    .pragma(
+                        "wal_autocheckpoint",
+                        WRITER_AUTOCHECKPOINT_PAGES.to_string(),
+                    )
+                    .connect()
+                    .await?;
+                let writer = Arc::new(SqliteWriter {
+                    connection: tokio::sync::Mutex::new(writer),
+                    turns: AtomicU32::new(0),
+                    due: Arc::default(),
+                    closed: AtomicBool::new(false),
+                    checkpointer: std::sync::Mutex::new(None),
+                });
+                let task = tokio::spawn(checkpointer(
+                    Arc::downgrade(&writer),
+                    writer.due.clone(),
+                    options.connect().await?,
+                ));
+                *writer
+                    .checkpointer
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner()) = Some(task);
                 Ok(Db {
                     pool: Pool::Sqlite(pool),
-                    writer: Writers::Sqlite(Arc::new(tokio::sync::Mutex::new(writer))),
+                    writer: Writers::Sqlite(writer),
                     configs: Arc::default(),
                 })
             }
@@ -174,7 +313,10 @@ impl Db {
     /// PostgreSQL one. Used through [`on_writer!`].
     pub async fn writer(&self) -> Result<Writer<'_>, sqlx::Error> {
         match &self.writer {
-            Writers::Sqlite(connection) => Ok(Writer::Sqlite(connection.lock().await)),
+            Writers::Sqlite(writer) => Ok(Writer::Sqlite(SqliteTurn {
+                connection: writer.connection.lock().await,
+                writer,
+            })),
             Writers::Postgres(pool) => Ok(Writer::Postgres(pool.acquire().await?)),
         }
     }
@@ -192,7 +334,21 @@ impl Db {
         on_db!(self, pool => sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
     }
 
+    /// Closes the pool and, for SQLite, stops the checkpointer (after the
+    /// round it may be in) and closes the writer's connection.
     pub async fn close(&self) {
+        if let Writers::Sqlite(writer) = &self.writer {
+            writer.closed.store(true, Ordering::Release);
+            writer.due.notify_one();
+            let task = writer
+                .checkpointer
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if let Some(task) = task {
+                let _ = task.await;
+            }
+        }
         on_db!(self, pool => pool.close().await)
     }
 }
