@@ -9,6 +9,7 @@ mod common;
 mod apps;
 mod apps_repo;
 mod auth;
+mod batch;
 mod checkpoints;
 mod developers;
 mod export_api;

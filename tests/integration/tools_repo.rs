@@ -453,7 +453,7 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
                 .unwrap();
             assert_eq!(recorded.config, stored, "{label}, step {step}");
         }
-        // A write with nothing cached reads the configuration back instead.
+        // A write with nothing cached works it out from the revision's record.
         let cold = Db::connect(&test_db.config()).await.expect("connect");
         assert!(cold.configs().get(app_id, revision).is_none());
         let (next, _) = applied(
@@ -470,6 +470,63 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
         let ids: Vec<&str> = stored.tools.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["create_todo", "get_todos"], "{label}");
         cold.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_save_from_an_unrecorded_revision_reads_the_app_back() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+        applied(
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+                .await
+                .unwrap(),
+        );
+        // As for an app from before revisions were recorded: its revision
+        // has no record, and a fresh server has nothing cached.
+        let fresh = Db::connect(&test_db.config()).await.expect("connect");
+        toolwright::on_db!(fresh, pool => {
+            sqlx::query("DELETE FROM app_revisions WHERE app_id = $1 AND revision = 2")
+                .bind(app_id)
+                .execute(pool)
+                .await
+                .map(|_| ())
+        })
+        .unwrap();
+        let mut edited = add_todo();
+        edited.description = "Add a to-do item, edited".into();
+        let (revision, tools) = applied(
+            repo::tools::save(&fresh, app_id, 2, Some("add_todo"), &edited, &alice(), 3)
+                .await
+                .unwrap(),
+        );
+        assert_eq!((revision, &tools), (3, &vec![edited.clone()]), "{label}");
+        let stored = stored_config(&test_db).await;
+        assert_eq!(stored.tools, vec![edited.clone()], "{label}");
+        let recorded = repo::revisions::get(&fresh, app_id, 3)
+            .await
+            .unwrap()
+            .expect("recorded");
+        assert_eq!(recorded.config, stored, "{label}");
+        // And a stale save from it is still refused.
+        assert_eq!(
+            repo::tools::save(
+                &fresh,
+                app_id,
+                2,
+                Some("add_todo"),
+                &add_todo(),
+                &alice(),
+                4
+            )
+            .await
+            .unwrap(),
+            ToolWrite::Stale,
+            "{label}"
+        );
+        fresh.close().await;
+        db.close().await;
     }
 }
 

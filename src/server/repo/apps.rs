@@ -242,17 +242,21 @@ pub async fn update(
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
     // Worked out before the turn from what is kept at that revision.
-    let ahead = db.configs().kept(app_id, expected_revision).map(|kept| {
-        let mut config = (*kept.config).clone();
-        config.name = input.name.clone();
-        config.description = input.description.clone();
-        config.version = input.version.clone();
-        config.public_url = input.public_url.clone();
-        Ahead {
-            config,
-            known: kept.digests.map(|digests| ((*digests).clone(), Vec::new())),
+    let ahead = match db.configs().kept(app_id, expected_revision) {
+        None => None,
+        Some(kept) => {
+            let mut config = (*kept.config).clone();
+            config.name = input.name.clone();
+            config.description = input.description.clone();
+            config.version = input.version.clone();
+            config.public_url = input.public_url.clone();
+            let known = match kept.digests {
+                Some(digests) => ((*digests).clone(), Vec::new()),
+                None => super::snapshots::all_tools(&config)?,
+            };
+            Some(Ahead { config, known })
         }
-    });
+    };
     on_writer!(db, conn => {
         let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {

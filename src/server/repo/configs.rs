@@ -48,6 +48,16 @@ impl ConfigCache {
             .map(|(_, kept)| kept.clone())
     }
 
+    /// Takes what is kept of app `app_id` at `revision` out of the cache.
+    pub fn take(&self, app_id: i64, revision: i64) -> Option<Kept> {
+        let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if entries.get(&app_id).is_some_and(|(at, _)| *at == revision) {
+            entries.remove(&app_id).map(|(_, kept)| kept)
+        } else {
+            None
+        }
+    }
+
     /// Keeps `config` as app `app_id`'s at `revision`, unless a newer
     /// revision is kept already.
     pub fn put(&self, app_id: i64, revision: i64, config: Arc<AppConfig>) {
@@ -111,6 +121,23 @@ mod tests {
         assert!(cache.get(1, 3).is_none());
         cache.forget(1);
         assert!(cache.get(1, 4).is_none());
+    }
+
+    #[test]
+    fn taking_an_entry_removes_it_only_at_its_revision() {
+        let cache = ConfigCache::default();
+        cache.put(1, 3, config("three"));
+        assert!(cache.take(1, 2).is_none(), "another revision is not taken");
+        assert_eq!(cache.get(1, 3).unwrap().name, "three");
+        let taken = cache.take(1, 3).expect("kept at 3");
+        assert_eq!(taken.config.name, "three");
+        assert_eq!(
+            Arc::strong_count(&taken.config),
+            1,
+            "the taker holds it alone"
+        );
+        assert!(cache.get(1, 3).is_none(), "gone from the cache");
+        assert!(cache.take(1, 3).is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod sql;
 
 pub mod api_keys;
 pub mod apps;
+pub mod batch;
 pub mod configs;
 pub mod developers;
 pub mod login_failures;

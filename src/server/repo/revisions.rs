@@ -8,9 +8,15 @@ use crate::{
         revision::{Change, RevisionDetail, RevisionSummary},
     },
     on_db, on_writer,
-    server::{db::Db, repo::snapshots},
+    server::{
+        db::Db,
+        repo::{
+            configs::Kept,
+            snapshots::{self, ToolDigest},
+        },
+    },
 };
-use std::collections::HashMap;
+use std::{collections::HashMap, sync::Arc};
 
 /// The app's revisions, newest first.
 pub async fn list(db: &Db, app_id: i64) -> Result<Vec<RevisionSummary>, sqlx::Error> {
@@ -38,6 +44,50 @@ pub async fn get(
     app_id: i64,
     revision: i64,
 ) -> Result<Option<RevisionDetail>, sqlx::Error> {
+    Ok(recorded(db, app_id, revision)
+        .await?
+        .map(|recorded| RevisionDetail {
+            summary: recorded.summary,
+            config: recorded.config,
+        }))
+}
+
+/// The app's configuration at `revision` as the cache keeps it, with its
+/// tools' digests (when the revision recorded them), from the revision's
+/// record; `None` when that revision is not recorded.
+pub async fn kept(db: &Db, app_id: i64, revision: i64) -> Result<Option<Kept>, sqlx::Error> {
+    let Some(recorded) = recorded(db, app_id, revision).await? else {
+        return Ok(None);
+    };
+    let digests = recorded.digests.map(|digests| {
+        Arc::new(
+            recorded
+                .config
+                .tools
+                .iter()
+                .zip(digests)
+                .map(|(tool, digest)| ToolDigest {
+                    id: tool.id.clone(),
+                    digest,
+                })
+                .collect::<Vec<_>>(),
+        )
+    });
+    Ok(Some(Kept {
+        config: Arc::new(recorded.config),
+        digests,
+    }))
+}
+
+struct Recorded {
+    summary: RevisionSummary,
+    config: AppConfig,
+    /// The tools' digests, in order (`None` in revisions recorded before
+    /// tools were kept by content).
+    digests: Option<Vec<String>>,
+}
+
+async fn recorded(db: &Db, app_id: i64, revision: i64) -> Result<Option<Recorded>, sqlx::Error> {
     type Row = (i64, String, i64, String, String, Option<String>);
     let row: Option<Row> = on_db!(db, pool => sqlx::query_as(
         "SELECT revision, author_email, created_at, summary, snapshot, tool_digests \
@@ -71,7 +121,7 @@ pub async fn get(
         bodies.extend(found);
     }
     let config = snapshots::assemble(&snapshot, digests.as_deref(), &bodies)?;
-    Ok(Some(RevisionDetail {
+    Ok(Some(Recorded {
         summary: RevisionSummary {
             revision,
             author,
@@ -79,6 +129,7 @@ pub async fn get(
             summary,
         },
         config,
+        digests,
     }))
 }
 

@@ -77,7 +77,7 @@ macro_rules! after_write {
         async {
             let ahead: Option<$crate::server::repo::tools::Ahead> = $ahead;
             Ok::<_, sqlx::Error>(match ahead {
-                Some(ahead) => (ahead.config, ahead.known),
+                Some(ahead) => (ahead.config, Some(ahead.known)),
                 None => (fetch_config!($tx, $app_id).await?, None),
             })
         }

@@ -13,6 +13,7 @@ use crate::{
     server::{
         db::Db,
         repo::{
+            batch::{Batch, Value},
             configs::Kept,
             snapshots::{self, StoredTool, ToolDigest},
         },
@@ -111,45 +112,79 @@ pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error
     on_db!(db, pool => fetch_tools!(pool, app_id).await)
 }
 
-/// What a write works out before its turn, from what is kept of the app at
-/// the revision it starts from: the configuration after the change and,
-/// when the digests are kept too, the digests after it and the one new tool
-/// to store. Without it, the write reads the app back inside its transaction.
+/// What a write works out before its turn, from the app as it was at the
+/// revision the write starts from: the configuration after the change, the
+/// tools' digests after it and the tool bodies to store.
 pub(crate) struct Ahead {
     pub config: AppConfig,
-    pub known: Option<(Vec<ToolDigest>, Vec<StoredTool>)>,
+    pub known: (Vec<ToolDigest>, Vec<StoredTool>),
 }
 
 impl Ahead {
-    /// `kept` after `edit`; `None` when nothing is kept or the edit does not
-    /// fit (then the database refuses it too, or decides).
-    pub fn tool_edit(kept: Option<Kept>, edit: &ToolEdit) -> Result<Option<Ahead>, sqlx::Error> {
-        let Some(kept) = kept else {
-            return Ok(None);
-        };
-        let mut config = (*kept.config).clone();
+    /// `kept` after `edit`, or `kept` back as it was when the edit does not
+    /// fit it (then the database refuses the edit too, or decides).
+    pub fn tool_edit(kept: Kept, edit: &ToolEdit) -> Result<Result<Ahead, Kept>, sqlx::Error> {
+        // Usually the only holder, having taken it from the cache: then
+        // this is no copy (a deep copy of 100 tools was a tenth of a save).
+        let mut config = Arc::try_unwrap(kept.config).unwrap_or_else(|shared| (*shared).clone());
         if edit.apply(&mut config.tools).is_err() {
-            return Ok(None);
+            return Ok(Err(Kept {
+                config: Arc::new(config),
+                digests: kept.digests,
+            }));
         }
         let known = match kept.digests {
-            None => None,
+            // Recorded before tools were kept by content: all of them.
+            None => snapshots::all_tools(&config)?,
             Some(digests) => {
                 let new = edit.saved_tool().map(snapshots::stored_tool).transpose()?;
                 let new_digest = new.as_ref().map(|(digest, _)| digest.clone());
-                let mut digests = (*digests).clone();
-                edit.apply_to(
+                let mut digests =
+                    Arc::try_unwrap(digests).unwrap_or_else(|shared| (*shared).clone());
+                let made = edit.apply_to(
                     &mut digests,
                     |d| &d.id,
                     |tool| ToolDigest {
                         id: tool.id.clone(),
                         digest: new_digest.unwrap_or_default(),
                     },
-                )
-                .ok()
-                .map(|()| (digests, new.into_iter().collect()))
+                );
+                match made {
+                    Ok(()) => (digests, new.into_iter().collect()),
+                    // Out of step with the tools (never, but not worth a
+                    // wrong revision): all of them.
+                    Err(_) => snapshots::all_tools(&config)?,
+                }
             }
         };
-        Ok(Some(Ahead { config, known }))
+        Ok(Ok(Ahead { config, known }))
+    }
+
+    /// What is known of app `app_id` at `revision` after `edit`: from the
+    /// cache, taken out of it for the write (it is kept again, at the next
+    /// revision, when the write applies), or from the revision's record.
+    /// `None` when the revision is not recorded (apps from before history
+    /// was kept): the write then reads the app back in its transaction.
+    pub async fn of_edit(
+        db: &Db,
+        app_id: i64,
+        revision: i64,
+        edit: &ToolEdit,
+    ) -> Result<Option<Ahead>, sqlx::Error> {
+        let kept = match db.configs().take(app_id, revision) {
+            Some(kept) => kept,
+            None => match super::revisions::kept(db, app_id, revision).await? {
+                Some(kept) => kept,
+                None => return Ok(None),
+            },
+        };
+        Ok(match Ahead::tool_edit(kept, edit)? {
+            Ok(ahead) => Some(ahead),
+            Err(kept) => {
+                db.configs().keep(app_id, revision, kept);
+                None
+            }
+        })
     }
 }
 
@@ -186,6 +221,11 @@ fn applied(
 
 /// Creates `tool` (when `original_id` is `None`, at the end) or replaces the
 /// tool now called `original_id` (which may rename it), parameters and all.
+///
+/// Everything but the transaction's begin and commit is one [`Batch`]: the
+/// revision check, the tool, its parameters and, when the configuration
+/// after the save was worked out ahead (nearly always), the revision's
+/// record.
 pub async fn save(
     db: &Db,
     app_id: i64,
@@ -200,55 +240,175 @@ pub async fn save(
         tool: tool.clone(),
     };
     // Worked out before the turn: the turn is only for the database.
-    let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
+    let ahead = Ahead::of_edit(db, app_id, expected_revision, &edit).await?;
+    let change = match original_id {
+        Some(original_id) => Change::EditedTool(original_id.to_owned(), tool.id.clone()),
+        None => Change::AddedTool(tool.id.clone()),
+    };
+    let mut batch = Batch::default();
+    let bump = batch.guard(
+        "UPDATE apps SET revision = revision + 1, updated_at = $1 \
+         WHERE id = $2 AND revision = $3 RETURNING revision",
+        vec![now_ms.into(), app_id.into(), expected_revision.into()],
+    );
+    let fields = || -> Vec<Value> {
+        vec![
+            (&tool.id).into(),
+            (&tool.description).into(),
+            encode_list(&tool.activation_phrases).into(),
+            tool.title.clone().into(),
+            tool.max_calls.map(i64::from).into(),
+            tool.hints.read_only.into(),
+            tool.hints.destructive.into(),
+            tool.hints.idempotent.into(),
+            tool.hints.open_world.into(),
+        ]
+    };
+    let row = match original_id {
+        // In place: same row, same position; new parameters.
+        Some(original_id) => {
+            let mut values: Vec<Value> = vec![app_id.into(), original_id.into()];
+            values.extend(fields());
+            let row = batch.guard(
+                "UPDATE tools SET tool_id = $3, description = $4, activation_phrases = $5, \
+                 title = $6, max_calls = $7, read_only = $8, destructive = $9, idempotent = $10, \
+                 open_world = $11 WHERE app_id = $1 AND tool_id = $2 RETURNING id",
+                values,
+            );
+            batch.push(
+                "DELETE FROM tool_parameters WHERE tool_id = \
+                 (SELECT id FROM tools WHERE app_id = $1 AND tool_id = $2)",
+                vec![app_id.into(), (&tool.id).into()],
+            );
+            row
+        }
+        None => {
+            let mut values: Vec<Value> = vec![app_id.into()];
+            values.extend(fields());
+            batch.guard(
+                "INSERT INTO tools (app_id, position, tool_id, description, activation_phrases, \
+                 title, max_calls, read_only, destructive, idempotent, open_world) \
+                 VALUES ($1, (SELECT COALESCE(MAX(position), -1) + 1 FROM tools WHERE app_id = $1), \
+                 $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                values,
+            )
+        }
+    };
+    push_parameters(&mut batch, app_id, tool);
+    if let Some(ahead) = &ahead {
+        push_record(
+            &mut batch,
+            app_id,
+            expected_revision + 1,
+            author,
+            &change,
+            now_ms,
+            ahead,
+        )?;
+    }
     on_writer!(db, conn => {
         let mut tx = sqlx::Connection::begin(conn).await?;
-        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
-            return Ok(ToolWrite::Stale);
+        let outcome = batch.run(&mut *tx).await?;
+        let Some(revision) = outcome.value(bump) else {
+            return match outcome.failed_at(bump) {
+                true => Err(outcome.error().unwrap_or(sqlx::Error::RowNotFound)),
+                false => Ok(ToolWrite::Stale),
+            };
         };
-        let change = match original_id {
-            Some(original_id) => {
-                // Replaced in place: same position, new row and parameters.
-                let position: Option<i64> = sqlx::query_scalar(
-                    "DELETE FROM tools WHERE app_id = $1 AND tool_id = $2 RETURNING position",
-                )
-                .bind(app_id)
-                .bind(original_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(position) = position else {
-                    return Ok(ToolWrite::NotFound);
-                };
-                match insert_tool!(tx, app_id, position, tool).await {
-                    Err(error) if super::is_unique_violation(&error) => {
-                        return Ok(ToolWrite::DuplicateId)
-                    }
-                    other => other?,
-                };
-                Change::EditedTool(original_id.to_owned(), tool.id.clone())
-            }
+        if outcome.value(row).is_none() {
+            return match outcome.failed_at(row).then(|| outcome.error()).flatten() {
+                Some(error) if super::is_unique_violation(&error) => Ok(ToolWrite::DuplicateId),
+                Some(error) => Err(error),
+                None => Ok(ToolWrite::NotFound),
+            };
+        }
+        outcome.finished()?;
+        let (config, digests) = match ahead {
+            Some(ahead) => (ahead.config, ahead.known.0),
             None => {
-                let position: i64 = sqlx::query_scalar(
-                    "SELECT COALESCE(MAX(position), -1) + 1 FROM tools WHERE app_id = $1",
-                )
-                .bind(app_id)
-                .fetch_one(&mut *tx)
-                .await?;
-                match insert_tool!(tx, app_id, position, tool).await {
-                    Err(error) if super::is_unique_violation(&error) => {
-                        return Ok(ToolWrite::DuplicateId)
-                    }
-                    other => other?,
-                };
-                Change::AddedTool(tool.id.clone())
+                let config = fetch_config!(tx, app_id).await?;
+                let digests = record_revision!(tx, app_id, revision, author, change, now_ms, &config, None)
+                    .await?;
+                (config, digests)
             }
         };
-        let (config, known) = after_write!(tx, app_id, ahead).await?;
-        let digests =
-            record_revision!(tx, app_id, revision, author, change, now_ms, &config, known).await?;
         tx.commit().await?;
         Ok(applied(db, app_id, revision, config, digests))
     })
+}
+
+/// `tool`'s parameters, for its row (found by its id) in app `app_id`: one
+/// statement.
+fn push_parameters(batch: &mut Batch, app_id: i64, tool: &Tool) {
+    if tool.parameters.is_empty() {
+        return;
+    }
+    let mut sql = String::from(
+        "INSERT INTO tool_parameters \
+         (tool_id, position, name, param_type, description, required, enum_values) VALUES ",
+    );
+    let mut values: Vec<Value> = vec![app_id.into(), (&tool.id).into()];
+    for (position, parameter) in tool.parameters.iter().enumerate() {
+        if position > 0 {
+            sql.push_str(", ");
+        }
+        let n = values.len() + 1;
+        sql.push_str(&format!(
+            "((SELECT id FROM tools WHERE app_id = $1 AND tool_id = $2), ${}, ${}, ${}, ${}, ${}, ${})",
+            n,
+            n + 1,
+            n + 2,
+            n + 3,
+            n + 4,
+            n + 5
+        ));
+        values.extend([
+            (position as i64).into(),
+            (&parameter.name).into(),
+            parameter.param_type.as_str().into(),
+            (&parameter.description).into(),
+            parameter.required.into(),
+            encode_list(&parameter.enum_values).into(),
+        ]);
+    }
+    batch.push(sql, values);
+}
+
+/// The record of revision `revision`, as worked out `ahead`: the new tool
+/// bodies (those stored already are left as they are) and the revision.
+fn push_record(
+    batch: &mut Batch,
+    app_id: i64,
+    revision: i64,
+    author: &Author,
+    change: &Change,
+    now_ms: i64,
+    ahead: &Ahead,
+) -> Result<(), sqlx::Error> {
+    let (digests, bodies) = &ahead.known;
+    for (digest, body) in bodies {
+        batch.push(
+            "INSERT INTO revision_tools (app_id, digest, body) VALUES ($1, $2, $3) \
+             ON CONFLICT (app_id, digest) DO NOTHING",
+            vec![app_id.into(), digest.into(), body.into()],
+        );
+    }
+    batch.push(
+        "INSERT INTO app_revisions \
+         (app_id, revision, author_id, author_email, created_at, summary, snapshot, tool_digests) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        vec![
+            app_id.into(),
+            revision.into(),
+            author.id.into(),
+            (&author.email).into(),
+            now_ms.into(),
+            change.summary().into(),
+            snapshots::head(&ahead.config)?.into(),
+            snapshots::digest_list(digests).into(),
+        ],
+    );
+    Ok(())
 }
 
 /// Deletes the tool `tool_id` of the app.
@@ -262,7 +422,7 @@ pub async fn delete(
 ) -> Result<ToolWrite, sqlx::Error> {
     let edit = ToolEdit::Delete(tool_id.to_owned());
     // Worked out before the turn: the turn is only for the database.
-    let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
+    let ahead = Ahead::of_edit(db, app_id, expected_revision, &edit).await?;
     on_writer!(db, conn => {
         let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
@@ -298,7 +458,7 @@ pub async fn move_tool(
 ) -> Result<ToolWrite, sqlx::Error> {
     let edit = ToolEdit::Move(tool_id.to_owned(), direction);
     // Worked out before the turn: the turn is only for the database.
-    let ahead = Ahead::tool_edit(db.configs().kept(app_id, expected_revision), &edit)?;
+    let ahead = Ahead::of_edit(db, app_id, expected_revision, &edit).await?;
     on_writer!(db, conn => {
         let mut tx = sqlx::Connection::begin(conn).await?;
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {

@@ -1,0 +1,172 @@
+//! Batches of statements (`repo::batch`) on both backends: the values each
+//! statement returns, where a guard or an error stops, and that the
+//! caller's transaction decides what stays.
+
+use crate::common::TestDatabase;
+use toolwright::{
+    on_writer,
+    server::{
+        db::Db,
+        repo::batch::{Batch, Outcome, Value},
+    },
+};
+
+async fn scratch(test_db: &TestDatabase) -> Db {
+    let db = Db::connect(&test_db.config()).await.expect("connect");
+    let created: Result<_, sqlx::Error> = async {
+        on_writer!(db, conn => {
+            sqlx::query(
+                "CREATE TABLE scratch (id BIGINT PRIMARY KEY, label TEXT NOT NULL UNIQUE, \
+                 flag BOOLEAN, note TEXT, n BIGINT)",
+            )
+            .execute(conn)
+            .await
+            .map(|_| ())
+        })
+    }
+    .await;
+    created.expect("create the scratch table");
+    db
+}
+
+type ScratchRow = (i64, String, Option<bool>, Option<String>, Option<i64>);
+
+async fn labels(db: &Db) -> Vec<ScratchRow> {
+    let rows: Result<Vec<ScratchRow>, sqlx::Error> = async {
+        on_writer!(db, conn => {
+            sqlx::query_as("SELECT id, label, flag, note, n FROM scratch ORDER BY id")
+                .fetch_all(conn)
+                .await
+        })
+    }
+    .await;
+    rows.expect("read the scratch table")
+}
+
+/// Runs `batch` in a transaction on `db`'s writer; `check` sees the
+/// outcome and says whether to commit.
+async fn run(db: &Db, batch: &Batch, check: impl Fn(Outcome) -> bool) {
+    let done: Result<(), sqlx::Error> = async {
+        on_writer!(db, conn => {
+            let mut tx = sqlx::Connection::begin(conn).await?;
+            let outcome = batch.run(&mut *tx).await?;
+            if check(outcome) {
+                tx.commit().await?;
+            }
+            Ok(())
+        })
+    }
+    .await;
+    done.expect("run the batch");
+}
+
+fn insert(id: i64, label: &str) -> (&'static str, Vec<Value>) {
+    (
+        "INSERT INTO scratch (id, label, flag, note, n) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        vec![
+            id.into(),
+            label.into(),
+            (id % 2 == 0).into(),
+            Some(format!("note {id}")).into(),
+            None::<i64>.into(),
+        ],
+    )
+}
+
+#[tokio::test]
+async fn every_statement_gets_its_own_values_and_returns_its_own_row() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = scratch(&test_db).await;
+        let mut batch = Batch::default();
+        let (sql, values) = insert(1, "one");
+        let first = batch.push(sql, values);
+        let (sql, values) = insert(2, "two");
+        let second = batch.guard(sql, values);
+        // No row back, and a placeholder used twice.
+        let update = batch.push(
+            "UPDATE scratch SET n = $1 + $1 WHERE id = $2",
+            vec![Value::Int(21), Value::Int(2)],
+        );
+        let read = batch.push("SELECT n FROM scratch WHERE label = $1", vec!["two".into()]);
+        run(&db, &batch, |outcome| {
+            assert_eq!(outcome.value(first), Some(1), "{label}");
+            assert_eq!(outcome.value(second), Some(2), "{label}");
+            assert_eq!(outcome.value(update), None, "{label}");
+            assert_eq!(outcome.value(read), Some(42), "{label}");
+            outcome.finished().unwrap();
+            true
+        })
+        .await;
+        assert_eq!(
+            labels(&db).await,
+            vec![
+                (1, "one".into(), Some(false), Some("note 1".into()), None),
+                (2, "two".into(), Some(true), Some("note 2".into()), Some(42)),
+            ],
+            "{label}"
+        );
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn an_error_stops_the_batch_where_it_happened() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = scratch(&test_db).await;
+        let mut batch = Batch::default();
+        let (sql, values) = insert(1, "one");
+        let first = batch.push(sql, values);
+        // The same label again: a unique violation.
+        let (sql, values) = insert(2, "one");
+        let clash = batch.push(sql, values);
+        let (sql, values) = insert(3, "three");
+        let after = batch.push(sql, values);
+        run(&db, &batch, |outcome| {
+            assert_eq!(outcome.value(first), Some(1), "{label}");
+            assert!(!outcome.failed_at(first), "{label}");
+            assert!(outcome.failed_at(clash), "{label}");
+            assert!(!outcome.failed_at(after), "{label}");
+            assert_eq!(outcome.value(after), None, "{label}: never ran");
+            let error = outcome.error().expect("the violation");
+            assert!(
+                toolwright::server::repo::is_unique_violation(&error),
+                "{label}: {error}"
+            );
+            // Not committed: rolled back.
+            false
+        })
+        .await;
+        assert_eq!(labels(&db).await, vec![], "{label}: nothing stays");
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_guard_that_finds_nothing_is_reported_and_its_transaction_dropped() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = scratch(&test_db).await;
+        let mut batch = Batch::default();
+        let missing = batch.guard(
+            "UPDATE scratch SET n = 1 WHERE id = $1 RETURNING id",
+            vec![Value::Int(7)],
+        );
+        let (sql, values) = insert(1, "one");
+        let after = batch.push(sql, values);
+        run(&db, &batch, |outcome| {
+            assert_eq!(outcome.value(missing), None, "{label}");
+            assert!(!outcome.failed_at(missing), "{label}");
+            // PostgreSQL stops at the guard; SQLite ran the rest, which
+            // the dropped transaction takes back.
+            let expected_after = if label == "postgres" { None } else { Some(1) };
+            assert_eq!(outcome.value(after), expected_after, "{label}");
+            outcome.finished().unwrap();
+            false
+        })
+        .await;
+        assert_eq!(labels(&db).await, vec![], "{label}: nothing stays");
+        db.close().await;
+    }
+}
