@@ -10,7 +10,10 @@
 
 use super::{
     config::{Backend, Config},
-    repo::configs::ConfigCache,
+    repo::{
+        batch::{self, Batch, Outcome},
+        configs::ConfigCache,
+    },
 };
 use sqlx::{
     migrate::{MigrateError, Migrator},
@@ -79,8 +82,8 @@ enum Writers {
 /// behind that commit waited for the copy too (a few milliseconds every few
 /// dozen saves: the slowest saves under load). So the writer leaves it to a
 /// checkpointer on a connection of its own ([`checkpointer`]), which copies
-/// the log beside the writer and takes a turn only for what was written
-/// meanwhile.
+/// the log beside the writer, and copies the last few pages written
+/// meanwhile at the start of the next turn ([`SqliteWriter::turn`]).
 #[derive(Debug)]
 struct SqliteWriter {
     connection: tokio::sync::Mutex<SqliteConnection>,
@@ -88,16 +91,53 @@ struct SqliteWriter {
     turns: AtomicU32,
     /// Woken every [`CHECKPOINT_EVERY_TURNS`] turns, and at close.
     due: Arc<tokio::sync::Notify>,
+    /// Set by the checkpointer when all but the last few pages are copied:
+    /// the next turn copies those before it writes.
+    finish_checkpoint: AtomicBool,
+    /// Set while a transaction begun by [`Db::write_batch`] may be open:
+    /// one left open (its caller went away) is rolled back by the next turn.
+    in_transaction: AtomicBool,
     closed: AtomicBool,
     /// The checkpointer's task, awaited at close.
     checkpointer: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
-/// Turns between checkpoints: a tool save appends about 16 pages to the log,
-/// so this keeps it near SQLite's own 1000.
+impl SqliteWriter {
+    /// The writer's next turn, once it is this caller's.
+    async fn turn(&self) -> SqliteTurn<'_> {
+        let mut connection = self.connection.lock().await;
+        if self.in_transaction.swap(false, Ordering::AcqRel) {
+            // Its write was dropped half-way (or its commit failed): undo
+            // what it left. An error here means there was nothing to undo.
+            let _ = sqlx::query("ROLLBACK").execute(&mut *connection).await;
+        }
+        if self.finish_checkpoint.swap(false, Ordering::AcqRel) {
+            // The pages written since the checkpointer's last pass (a save
+            // or two): with them copied, this turn's write starts the log
+            // over instead of making it longer.
+            if let Err(error) = checkpoint(&mut connection).await {
+                tracing::warn!(%error, "SQLite checkpoint failed; the next round tries again");
+            }
+        }
+        SqliteTurn {
+            connection,
+            writer: self,
+        }
+    }
+}
+
+/// Turns between checkpoints: a tool save appends about 13 pages to the
+/// log, so the log stays near 1000 pages (4 MB), like SQLite's own limit.
+/// (Rounds four times rarer took six times longer each, and slowed the
+/// writes beside them more: the file system's flush of the copied pages.)
 const CHECKPOINT_EVERY_TURNS: u32 = 64;
 /// A checkpoint after fewer turns happens when writing pauses this long.
 const CHECKPOINT_IDLE: Duration = Duration::from_millis(500);
+/// The checkpointer copies beside the writer until a pass finds no more
+/// than this many pages appended since the one before (a save or two)...
+const CHECKPOINT_FEW_PAGES: i64 = 32;
+/// ...or for this many passes at most.
+const CHECKPOINT_PASSES: usize = 4;
 /// The writer checkpoints by itself only if the log grows past this many
 /// pages (the checkpointer stopped or cannot keep up): a limit, not the plan.
 const WRITER_AUTOCHECKPOINT_PAGES: u32 = 20_000;
@@ -140,11 +180,12 @@ impl Drop for SqliteTurn<'_> {
 
 /// Copies SQLite's log into the database file, off the writer's turn (see
 /// [`SqliteWriter`]), until the writer is closed or dropped. Each round is
-/// two PASSIVE checkpoints on the checkpointer's own connection: the first
-/// beside the writer, which copies nearly everything while writes go on;
-/// the second in a turn of the writer's, which copies what was written
-/// meanwhile (a few pages) — the log is then fully copied, and the next
-/// write starts it over from the beginning instead of making it longer.
+/// PASSIVE checkpoints on the checkpointer's own connection, beside the
+/// writer, while writes go on, until what was written meanwhile is a few
+/// pages; those the writer's next turn copies, after which the log is
+/// fully copied and that turn's write starts it over from the beginning.
+/// (Waiting for a turn of its own, the checkpointer would queue behind
+/// every waiting write and find more to copy, holding up all of them.)
 async fn checkpointer(
     writer: std::sync::Weak<SqliteWriter>,
     due: Arc<tokio::sync::Notify>,
@@ -165,12 +206,24 @@ async fn checkpointer(
             continue;
         }
         let round = async {
-            checkpoint(&mut connection).await?;
-            let _turn = writer.connection.lock().await;
-            checkpoint(&mut connection).await
+            // A pass copies the log as it was when the pass began: the
+            // next one finds what the writer appended meanwhile.
+            let mut seen = checkpoint(&mut connection).await?;
+            for _ in 1..CHECKPOINT_PASSES {
+                let log = checkpoint(&mut connection).await?;
+                let appended = log - seen;
+                seen = log;
+                if (0..=CHECKPOINT_FEW_PAGES).contains(&appended) {
+                    break;
+                }
+            }
+            Ok::<_, sqlx::Error>(())
         };
-        if let Err(error) = round.await {
-            tracing::warn!(%error, "SQLite checkpoint failed; the next round tries again");
+        match round.await {
+            Ok(()) => writer.finish_checkpoint.store(true, Ordering::Release),
+            Err(error) => {
+                tracing::warn!(%error, "SQLite checkpoint failed; the next round tries again")
+            }
         }
         if writer.closed.load(Ordering::Acquire) {
             break;
@@ -179,11 +232,13 @@ async fn checkpointer(
     let _ = connection.close().await;
 }
 
-async fn checkpoint(connection: &mut SqliteConnection) -> Result<(), sqlx::Error> {
-    sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-        .execute(connection)
-        .await
-        .map(|_| ())
+/// A PASSIVE checkpoint of the log as it is when it begins: the log's
+/// length then, in pages (it starts over at 0).
+async fn checkpoint(connection: &mut SqliteConnection) -> Result<i64, sqlx::Error> {
+    let (_busy, log, _copied): (i64, i64, i64) = sqlx::query_as("PRAGMA wal_checkpoint(PASSIVE)")
+        .fetch_one(connection)
+        .await?;
+    Ok(log)
 }
 
 /// Runs `$body` with `$conn` bound to a `&mut` connection to write on —
@@ -259,6 +314,8 @@ impl Db {
                     connection: tokio::sync::Mutex::new(writer),
                     turns: AtomicU32::new(0),
                     due: Arc::default(),
+                    finish_checkpoint: AtomicBool::new(false),
+                    in_transaction: AtomicBool::new(false),
                     closed: AtomicBool::new(false),
                     checkpointer: std::sync::Mutex::new(None),
                 });
@@ -313,11 +370,65 @@ impl Db {
     /// PostgreSQL one. Used through [`on_writer!`].
     pub async fn writer(&self) -> Result<Writer<'_>, sqlx::Error> {
         match &self.writer {
-            Writers::Sqlite(writer) => Ok(Writer::Sqlite(SqliteTurn {
-                connection: writer.connection.lock().await,
-                writer,
-            })),
+            Writers::Sqlite(writer) => Ok(Writer::Sqlite(writer.turn().await)),
             Writers::Postgres(pool) => Ok(Writer::Postgres(pool.acquire().await?)),
+        }
+    }
+
+    /// Runs `batch` as a transaction of its own, committed if
+    /// `commit(&outcome)` says so and rolled back otherwise.
+    ///
+    /// On SQLite the transaction's begin goes with the statements, in the
+    /// same round trip to the writer's thread (see [`crate::server::repo::batch`]):
+    /// two in all with the commit, where a transaction of sqlx's takes
+    /// three. sqlx does not know of that transaction, so it must not be
+    /// left open: the write runs as a task of its own, which ends it even
+    /// when the caller goes away (a request whose client hung up) — an open
+    /// transaction would keep every other connection from writing. Should
+    /// the task itself fail half-way, the writer's next turn rolls back.
+    pub async fn write_batch(
+        &self,
+        batch: Batch,
+        commit: impl FnOnce(&Outcome) -> bool + Send + 'static,
+    ) -> Result<Outcome, sqlx::Error> {
+        let task = match &self.writer {
+            Writers::Sqlite(writer) => {
+                let writer = writer.clone();
+                tokio::spawn(async move {
+                    let mut turn = writer.turn().await;
+                    writer.in_transaction.store(true, Ordering::Release);
+                    let (began, outcome) = batch::run_on_sqlite(&mut turn, &batch, true).await?;
+                    if began {
+                        let end = if commit(&outcome) {
+                            "COMMIT"
+                        } else {
+                            "ROLLBACK"
+                        };
+                        // On an error the flag stays: the next turn rolls back.
+                        sqlx::query(end).execute(&mut *turn).await?;
+                    }
+                    writer.in_transaction.store(false, Ordering::Release);
+                    Ok(outcome)
+                })
+            }
+            Writers::Postgres(pool) => {
+                let pool = pool.clone();
+                tokio::spawn(async move {
+                    let mut connection = pool.acquire().await?;
+                    let mut tx = sqlx::Connection::begin(&mut *connection).await?;
+                    let outcome = batch.run(&mut *tx).await?;
+                    if commit(&outcome) {
+                        tx.commit().await?;
+                    }
+                    Ok(outcome)
+                })
+            }
+        };
+        match task.await {
+            Ok(result) => result,
+            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
+            // Cancelled: the runtime is shutting down.
+            Err(_) => Err(sqlx::Error::PoolClosed),
         }
     }
 

@@ -170,3 +170,93 @@ async fn a_guard_that_finds_nothing_is_reported_and_its_transaction_dropped() {
         db.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_batch_of_its_own_is_committed_or_rolled_back_as_its_caller_says() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = scratch(&test_db).await;
+        let mut kept = Batch::default();
+        let (sql, values) = insert(1, "kept");
+        let step = kept.push(sql, values);
+        let outcome = db
+            .write_batch(kept, move |outcome| outcome.value(step) == Some(1))
+            .await
+            .unwrap();
+        assert!(outcome.is_complete(), "{label}");
+        let mut dropped = Batch::default();
+        let (sql, values) = insert(2, "dropped");
+        dropped.push(sql, values);
+        db.write_batch(dropped, |_| false).await.unwrap();
+        let ids: Vec<i64> = labels(&db).await.into_iter().map(|row| row.0).collect();
+        assert_eq!(ids, [1], "{label}");
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_write_that_fails_half_way_is_rolled_back_before_the_next_one() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = scratch(&test_db).await;
+        // The write fails after the statements ran, before deciding: its
+        // transaction is still open on the writer's connection.
+        let abandoned = tokio::spawn({
+            let db = db.clone();
+            async move {
+                let mut batch = Batch::default();
+                let (sql, values) = insert(1, "abandoned");
+                batch.push(sql, values);
+                db.write_batch(batch, |_| panic!("the writing task fails half-way"))
+                    .await
+            }
+        });
+        assert!(abandoned.await.unwrap_err().is_panic(), "{label}");
+        let mut next = Batch::default();
+        let (sql, values) = insert(2, "next");
+        next.push(sql, values);
+        let outcome = db.write_batch(next, |_| true).await.unwrap();
+        assert!(outcome.is_complete(), "{label}");
+        let ids: Vec<i64> = labels(&db).await.into_iter().map(|row| row.0).collect();
+        assert_eq!(ids, [2], "{label}: only the next write stays");
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_write_whose_caller_goes_away_still_ends_its_transaction() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = scratch(&test_db).await;
+        let mut batch = Batch::default();
+        let (sql, values) = insert(1, "finished");
+        batch.push(sql, values);
+        // The caller (a request whose client hung up) is dropped while the
+        // write is under way.
+        let caller = tokio::spawn({
+            let db = db.clone();
+            async move { db.write_batch(batch, |_| true).await }
+        });
+        tokio::task::yield_now().await;
+        caller.abort();
+        let _ = caller.await;
+        // Another connection can write (an open transaction would keep it
+        // waiting for the lock, then fail), and the write was finished.
+        let other = Db::connect(&test_db.config()).await.expect("connect");
+        let mut more = Batch::default();
+        let (sql, values) = insert(2, "other");
+        more.push(sql, values);
+        let outcome = tokio::time::timeout(
+            std::time::Duration::from_secs(3),
+            other.write_batch(more, |_| true),
+        )
+        .await
+        .expect("not kept waiting for the lock")
+        .unwrap();
+        assert!(outcome.is_complete(), "{label}");
+        let ids: Vec<i64> = labels(&other).await.into_iter().map(|row| row.0).collect();
+        assert!(ids.contains(&2), "{label}: {ids:?}");
+        other.close().await;
+        db.close().await;
+    }
+}

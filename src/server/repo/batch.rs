@@ -188,6 +188,11 @@ impl Outcome {
         self.error
     }
 
+    /// Whether every statement ran.
+    pub fn is_complete(&self) -> bool {
+        self.error.is_none()
+    }
+
     /// `Ok` if every statement ran, or the error that stopped one.
     pub fn finished(self) -> Result<(), sqlx::Error> {
         self.error.map_or(Ok(()), Err)
@@ -204,34 +209,54 @@ pub trait RunBatch {
 
 impl RunBatch for SqliteConnection {
     async fn run_batch(&mut self, batch: &Batch) -> Result<Outcome, sqlx::Error> {
-        let sql = batch.joined();
-        let mut query = sqlx::query(&sql);
-        for value in batch.statements.iter().flat_map(|s| &s.values) {
-            query = bind_value!(query, value);
-        }
-        let mut returned = Vec::with_capacity(batch.statements.len());
-        let mut first_row = None;
-        let mut error = None;
-        // Read to the end: the statements have all run (or stopped at an
-        // error) by the time the caller decides what to do.
-        let mut results = sqlx::Executor::fetch_many(&mut *self, query);
-        while let Some(result) = results.next().await {
-            match result {
-                Ok(sqlx::Either::Right(row)) => {
-                    if first_row.is_none() {
-                        first_row = Some(row.try_get::<i64, _>(0)?);
-                    }
-                }
-                Ok(sqlx::Either::Left(_)) => returned.push(first_row.take()),
-                Err(e) => {
-                    error = Some(e);
-                    break;
+        run_on_sqlite(self, batch, false)
+            .await
+            .map(|(_, outcome)| outcome)
+    }
+}
+
+/// Runs `batch` on SQLite as one query, after `BEGIN IMMEDIATE` when
+/// `begin` (the transaction is then the caller's to end, whatever the
+/// outcome: see [`crate::server::db::Db::write_batch`]). Also says whether
+/// that transaction began.
+pub(crate) async fn run_on_sqlite(
+    connection: &mut SqliteConnection,
+    batch: &Batch,
+    begin: bool,
+) -> Result<(bool, Outcome), sqlx::Error> {
+    let mut sql = String::new();
+    if begin {
+        sql.push_str("BEGIN IMMEDIATE;\n");
+    }
+    sql.push_str(&batch.joined());
+    let mut query = sqlx::query(&sql);
+    for value in batch.statements.iter().flat_map(|s| &s.values) {
+        query = bind_value!(query, value);
+    }
+    let mut began = !begin;
+    let mut returned = Vec::with_capacity(batch.statements.len());
+    let mut first_row = None;
+    let mut error = None;
+    // Read to the end: the statements have all run (or stopped at an
+    // error) by the time the caller decides what to do.
+    let mut results = sqlx::Executor::fetch_many(&mut *connection, query);
+    while let Some(result) = results.next().await {
+        match result {
+            Ok(sqlx::Either::Right(row)) => {
+                if first_row.is_none() {
+                    first_row = Some(row.try_get::<i64, _>(0)?);
                 }
             }
+            Ok(sqlx::Either::Left(_)) if !began => began = true,
+            Ok(sqlx::Either::Left(_)) => returned.push(first_row.take()),
+            Err(e) => {
+                error = Some(e);
+                break;
+            }
         }
-        drop(results);
-        Ok(Outcome { returned, error })
     }
+    drop(results);
+    Ok((began, Outcome { returned, error }))
 }
 
 impl RunBatch for PgConnection {

@@ -13,7 +13,7 @@ use crate::{
     server::{
         db::Db,
         repo::{
-            batch::{Batch, Value},
+            batch::{Batch, Outcome, Value},
             configs::Kept,
             snapshots::{self, StoredTool, ToolDigest},
         },
@@ -306,34 +306,49 @@ pub async fn save(
             ahead,
         )?;
     }
-    on_writer!(db, conn => {
-        let mut tx = sqlx::Connection::begin(conn).await?;
-        let outcome = batch.run(&mut *tx).await?;
+    // What the batch did: the new revision, or the write's refusal.
+    let written = |outcome: Outcome| -> Result<Result<i64, ToolWrite>, sqlx::Error> {
         let Some(revision) = outcome.value(bump) else {
             return match outcome.failed_at(bump) {
                 true => Err(outcome.error().unwrap_or(sqlx::Error::RowNotFound)),
-                false => Ok(ToolWrite::Stale),
+                false => Ok(Err(ToolWrite::Stale)),
             };
         };
         if outcome.value(row).is_none() {
             return match outcome.failed_at(row).then(|| outcome.error()).flatten() {
-                Some(error) if super::is_unique_violation(&error) => Ok(ToolWrite::DuplicateId),
+                Some(error) if super::is_unique_violation(&error) => {
+                    Ok(Err(ToolWrite::DuplicateId))
+                }
                 Some(error) => Err(error),
-                None => Ok(ToolWrite::NotFound),
+                None => Ok(Err(ToolWrite::NotFound)),
             };
         }
         outcome.finished()?;
-        let (config, digests) = match ahead {
-            Some(ahead) => (ahead.config, ahead.known.0),
-            None => {
-                let config = fetch_config!(tx, app_id).await?;
-                let digests = record_revision!(tx, app_id, revision, author, change, now_ms, &config, None)
-                    .await?;
-                (config, digests)
-            }
-        };
-        tx.commit().await?;
-        Ok(applied(db, app_id, revision, config, digests))
+        Ok(Ok(revision))
+    };
+    let Some(ahead) = ahead else {
+        // Read back and recorded in the same transaction.
+        return on_writer!(db, conn => {
+            let mut tx = sqlx::Connection::begin(conn).await?;
+            let revision = match written(batch.run(&mut *tx).await?)? {
+                Ok(revision) => revision,
+                Err(refused) => return Ok(refused),
+            };
+            let config = fetch_config!(tx, app_id).await?;
+            let digests =
+                record_revision!(tx, app_id, revision, author, change, now_ms, &config, None).await?;
+            tx.commit().await?;
+            Ok(applied(db, app_id, revision, config, digests))
+        });
+    };
+    let outcome = db
+        .write_batch(batch, move |outcome| {
+            outcome.value(bump).is_some() && outcome.value(row).is_some() && outcome.is_complete()
+        })
+        .await?;
+    Ok(match written(outcome)? {
+        Ok(revision) => applied(db, app_id, revision, ahead.config, ahead.known.0),
+        Err(refused) => refused,
     })
 }
 
