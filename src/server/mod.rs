@@ -15,6 +15,7 @@ pub mod repo;
 pub mod security;
 pub mod session;
 pub mod state;
+pub mod writer;
 
 pub use config::Config;
 pub use db::Db;

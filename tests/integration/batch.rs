@@ -260,3 +260,67 @@ async fn a_write_whose_caller_goes_away_still_ends_its_transaction() {
         db.close().await;
     }
 }
+
+#[tokio::test]
+async fn writes_at_once_each_keep_or_lose_their_own_changes_only() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = scratch(&test_db).await;
+        // 60 writes at once, so that on SQLite they share transactions:
+        // every third is refused by its caller, every fifth breaks the
+        // label's uniqueness (label "dup"), the rest are kept.
+        let mut writes = Vec::new();
+        for id in 0..60_i64 {
+            let db = db.clone();
+            writes.push(tokio::spawn(async move {
+                let mut batch = Batch::default();
+                let label = if id % 5 == 4 {
+                    "dup".to_owned()
+                } else {
+                    format!("row {id}")
+                };
+                let (sql, values) = insert(id, &label);
+                let step = batch.push(sql, values);
+                // A second statement, so that a refusal has more to undo.
+                batch.push(
+                    "UPDATE scratch SET n = $1 WHERE id = $1",
+                    vec![Value::Int(id)],
+                );
+                let keep = id % 3 != 0;
+                let outcome = db
+                    .write_batch(batch, move |outcome| {
+                        keep && outcome.value(step).is_some() && outcome.is_complete()
+                    })
+                    .await
+                    .unwrap();
+                (id, keep, outcome.value(step).is_some())
+            }));
+        }
+        let mut expected = Vec::new();
+        let mut dup_kept = false;
+        for write in writes {
+            let (id, keep, inserted) = write.await.unwrap();
+            if id % 5 == 4 {
+                // Only one "dup" can be inserted and kept, whichever came first.
+                if inserted && keep {
+                    assert!(!dup_kept, "{label}: two rows labelled dup");
+                    dup_kept = true;
+                    expected.push(id);
+                }
+            } else {
+                assert!(inserted, "{label}: write {id}");
+                if keep {
+                    expected.push(id);
+                }
+            }
+        }
+        expected.sort();
+        let rows = labels(&db).await;
+        let ids: Vec<i64> = rows.iter().map(|row| row.0).collect();
+        assert_eq!(ids, expected, "{label}");
+        for (id, _, _, _, n) in rows {
+            assert_eq!(n, Some(id), "{label}: row {id} kept whole");
+        }
+        db.close().await;
+    }
+}

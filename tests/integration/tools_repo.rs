@@ -474,6 +474,89 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
 }
 
 #[tokio::test]
+async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, first) = app(&test_db).await;
+        let mut apps = vec![first];
+        for n in 1..8 {
+            let input = AppInput {
+                package_name: format!("com.example.todo{n}"),
+                name: format!("Todo {n}"),
+                description: String::new(),
+                version: "1.0.0".into(),
+                public_url: "https://todo.example.com".into(),
+            };
+            apps.push(repo::apps::create(&db, &alice(), &input, 1).await.unwrap());
+        }
+        // Each app: four saves at once from revision 1 (one lands, three
+        // are stale), then the app's tool edited from the revision it got.
+        let mut saves = Vec::new();
+        for &app_id in &apps {
+            for attempt in 0..4 {
+                let db = db.clone();
+                saves.push(tokio::spawn(async move {
+                    let mut tool = add_todo();
+                    tool.description = format!("Attempt {attempt}");
+                    let written = repo::tools::save(&db, app_id, 1, None, &tool, &alice(), 2)
+                        .await
+                        .unwrap();
+                    (app_id, tool, written)
+                }));
+            }
+        }
+        let mut landed = std::collections::HashMap::new();
+        for save in saves {
+            let (app_id, tool, written) = save.await.unwrap();
+            match written {
+                ToolWrite::Applied { revision, config } => {
+                    assert_eq!(revision, 2, "{label}");
+                    assert_eq!(config.tools, vec![tool.clone()], "{label}");
+                    assert!(landed.insert(app_id, tool).is_none(), "{label}: two landed");
+                }
+                ToolWrite::Stale => {}
+                other => panic!("{label}: {other:?}"),
+            }
+        }
+        assert_eq!(landed.len(), apps.len(), "{label}: one save landed per app");
+        let mut edits = Vec::new();
+        for &app_id in &apps {
+            let db = db.clone();
+            edits.push(tokio::spawn(async move {
+                let mut tool = add_todo();
+                tool.description = format!("Edited in app {app_id}");
+                let written =
+                    repo::tools::save(&db, app_id, 2, Some("add_todo"), &tool, &alice(), 3)
+                        .await
+                        .unwrap();
+                (app_id, tool, written)
+            }));
+        }
+        for edit in edits {
+            let (app_id, tool, written) = edit.await.unwrap();
+            assert!(
+                matches!(written, ToolWrite::Applied { revision: 3, .. }),
+                "{label}: {written:?}"
+            );
+            assert_eq!(
+                repo::tools::list_for_app(&db, app_id).await.unwrap(),
+                vec![tool.clone()],
+                "{label}"
+            );
+            let recorded = repo::revisions::get(&db, app_id, 2).await.unwrap().unwrap();
+            assert_eq!(
+                recorded.config.tools,
+                vec![landed[&app_id].clone()],
+                "{label}"
+            );
+            let recorded = repo::revisions::get(&db, app_id, 3).await.unwrap().unwrap();
+            assert_eq!(recorded.config.tools, vec![tool], "{label}");
+        }
+        db.close().await;
+    }
+}
+
+#[tokio::test]
 async fn a_save_from_an_unrecorded_revision_reads_the_app_back() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();

@@ -209,31 +209,31 @@ pub trait RunBatch {
 
 impl RunBatch for SqliteConnection {
     async fn run_batch(&mut self, batch: &Batch) -> Result<Outcome, sqlx::Error> {
-        run_on_sqlite(self, batch, false)
+        run_on_sqlite(self, &[], batch)
             .await
             .map(|(_, outcome)| outcome)
     }
 }
 
-/// Runs `batch` on SQLite as one query, after `BEGIN IMMEDIATE` when
-/// `begin` (the transaction is then the caller's to end, whatever the
-/// outcome: see [`crate::server::db::Db::write_batch`]). Also says whether
-/// that transaction began.
+/// Runs `batch` on SQLite as one query, after the statements of `prefix`
+/// (a transaction's begin, a savepoint: see [`crate::server::writer`]).
+/// Also says how many of those ran.
 pub(crate) async fn run_on_sqlite(
     connection: &mut SqliteConnection,
+    prefix: &[&str],
     batch: &Batch,
-    begin: bool,
-) -> Result<(bool, Outcome), sqlx::Error> {
+) -> Result<(usize, Outcome), sqlx::Error> {
     let mut sql = String::new();
-    if begin {
-        sql.push_str("BEGIN IMMEDIATE;\n");
+    for statement in prefix {
+        sql.push_str(statement);
+        sql.push_str(";\n");
     }
     sql.push_str(&batch.joined());
     let mut query = sqlx::query(&sql);
     for value in batch.statements.iter().flat_map(|s| &s.values) {
         query = bind_value!(query, value);
     }
-    let mut began = !begin;
+    let mut prefix_ran = 0;
     let mut returned = Vec::with_capacity(batch.statements.len());
     let mut first_row = None;
     let mut error = None;
@@ -247,7 +247,7 @@ pub(crate) async fn run_on_sqlite(
                     first_row = Some(row.try_get::<i64, _>(0)?);
                 }
             }
-            Ok(sqlx::Either::Left(_)) if !began => began = true,
+            Ok(sqlx::Either::Left(_)) if prefix_ran < prefix.len() => prefix_ran += 1,
             Ok(sqlx::Either::Left(_)) => returned.push(first_row.take()),
             Err(e) => {
                 error = Some(e);
@@ -256,7 +256,7 @@ pub(crate) async fn run_on_sqlite(
         }
     }
     drop(results);
-    Ok((began, Outcome { returned, error }))
+    Ok((prefix_ran, Outcome { returned, error }))
 }
 
 impl RunBatch for PgConnection {
