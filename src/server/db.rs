@@ -204,7 +204,8 @@ impl Db {
                     let mut connection = pool.acquire().await?;
                     let mut tx = sqlx::Connection::begin(&mut *connection).await?;
                     let outcome = batch.run(&mut *tx).await?;
-                    if commit(&outcome) {
+                    // Never what an error cut short, whatever the caller says.
+                    if outcome.is_complete() && commit(&outcome) {
                         tx.commit().await?;
                     }
                     Ok(outcome)
@@ -216,6 +217,15 @@ impl Db {
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
             // Cancelled: the runtime is shutting down.
             Err(_) => Err(sqlx::Error::PoolClosed),
+        }
+    }
+
+    /// SQLite: how many batch writes ran, and in how many transactions
+    /// (see [`super::writer`]); `None` on PostgreSQL.
+    pub fn batch_transactions(&self) -> Option<(u64, u64)> {
+        match &self.writer {
+            Writers::Sqlite(writer) => Some(writer.batch_transactions()),
+            Writers::Postgres(_) => None,
         }
     }
 
@@ -232,8 +242,9 @@ impl Db {
         on_db!(self, pool => sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
     }
 
-    /// Closes the pool and, for SQLite, stops the checkpointer (after the
-    /// round it may be in) and closes the writer's connection.
+    /// Closes the pool and, for SQLite, commits the writes sharing a
+    /// transaction and stops the checkpointer (after the round it may be
+    /// in). The writer's connection closes when the last `Db` is dropped.
     pub async fn close(&self) {
         if let Writers::Sqlite(writer) = &self.writer {
             writer.close().await;

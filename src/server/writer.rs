@@ -39,7 +39,7 @@ use std::{
     },
     time::Duration,
 };
-use tokio::sync::{oneshot, Mutex, MutexGuard, Notify};
+use tokio::sync::{oneshot, Mutex, Notify, OwnedMutexGuard};
 
 /// Writes in one shared transaction at most.
 const GROUP_LIMIT: usize = 16;
@@ -70,11 +70,13 @@ const UNDO: &[&str] = &["ROLLBACK TO batch_write", "RELEASE batch_write"];
 /// SQLite's writing connection and what its writes and checkpointer share.
 #[derive(Debug)]
 pub(super) struct SqliteWriter {
-    state: Mutex<State>,
+    state: Arc<Mutex<State>>,
     /// Batch writes waiting for a turn. Each runs as a task of its own and
     /// takes the turn when it comes, so a group left open for one is always
     /// gone on with.
     batches_waiting: AtomicUsize,
+    /// Batch writes run, and the transactions they ran in.
+    batch_writes: AtomicU64,
     groups: AtomicU64,
     /// Turns since the checkpointer last copied the log.
     turns: AtomicU32,
@@ -113,11 +115,12 @@ impl SqliteWriter {
         checkpointing: SqliteConnection,
     ) -> Arc<SqliteWriter> {
         let writer = Arc::new(SqliteWriter {
-            state: Mutex::new(State {
+            state: Arc::new(Mutex::new(State {
                 connection,
                 group: None,
-            }),
+            })),
             batches_waiting: AtomicUsize::new(0),
+            batch_writes: AtomicU64::new(0),
             groups: AtomicU64::new(0),
             turns: AtomicU32::new(0),
             due: Arc::default(),
@@ -140,9 +143,23 @@ impl SqliteWriter {
     /// A turn for a write of its own (a transaction of sqlx's): an open
     /// group is committed first.
     pub(super) async fn turn(&self) -> SqliteTurn<'_> {
-        let mut state = self.state.lock().await;
-        // Its writes hear how it went; this one goes on either way.
-        let _ = state.close_group().await;
+        let mut state = self.state.clone().lock_owned().await;
+        if state.group.is_some() {
+            // In a task of its own: this caller may go away (a request
+            // whose client hung up), which must not cut the commit short —
+            // its writes would never hear how it went, and the connection
+            // would be left in the transaction, holding the file's lock.
+            // Its writes hear how it went; this one goes on either way.
+            let closing = tokio::spawn(async move {
+                let _ = state.close_group().await;
+                state
+            });
+            state = match closing.await {
+                Ok(state) => state,
+                // It failed and let go of the turn: take it again.
+                Err(_) => self.state.clone().lock_owned().await,
+            };
+        }
         self.before_transaction(&mut state).await;
         SqliteTurn {
             state,
@@ -160,9 +177,11 @@ impl SqliteWriter {
         batch: Batch,
         commit: impl FnOnce(&Outcome) -> bool,
     ) -> Result<Outcome, sqlx::Error> {
-        self.batches_waiting.fetch_add(1, Ordering::SeqCst);
-        let mut state = self.state.lock().await;
-        self.batches_waiting.fetch_sub(1, Ordering::SeqCst);
+        let mut state = {
+            let _waiting = Waiting::on(&self.batches_waiting);
+            self.state.lock().await
+        };
+        self.batch_writes.fetch_add(1, Ordering::Relaxed);
         self.count_turn();
         let mut prefix: Vec<&str> = Vec::new();
         match &mut state.group {
@@ -200,7 +219,10 @@ impl SqliteWriter {
             state.fail_group(&error).await;
             return Err(error);
         }
-        let keep = std::panic::catch_unwind(AssertUnwindSafe(|| commit(&outcome)));
+        // Never what an error cut short, whatever the caller says.
+        let keep = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            outcome.is_complete() && commit(&outcome)
+        }));
         let group = state.group.as_mut().expect("this write's group is open");
         group.latest = if matches!(keep, Ok(true)) { KEEP } else { UNDO };
         let stay_open = keep.is_ok()
@@ -249,6 +271,14 @@ impl SqliteWriter {
         }
     }
 
+    /// Batch writes run, and the transactions they ran in.
+    pub(super) fn batch_transactions(&self) -> (u64, u64) {
+        (
+            self.batch_writes.load(Ordering::Relaxed),
+            self.groups.load(Ordering::Relaxed),
+        )
+    }
+
     fn count_turn(&self) {
         let turns = self.turns.fetch_add(1, Ordering::Relaxed) + 1;
         if turns.is_multiple_of(CHECKPOINT_EVERY_TURNS) {
@@ -270,6 +300,23 @@ impl SqliteWriter {
         if let Some(task) = task {
             let _ = task.await;
         }
+    }
+}
+
+/// Counts a batch write waiting for the turn, for as long as it waits
+/// (a task dropped while waiting, as at shutdown, is no longer counted).
+struct Waiting<'a>(&'a AtomicUsize);
+
+impl<'a> Waiting<'a> {
+    fn on(count: &'a AtomicUsize) -> Waiting<'a> {
+        count.fetch_add(1, Ordering::SeqCst);
+        Waiting(count)
+    }
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -313,7 +360,7 @@ impl State {
 /// A turn on SQLite's writing connection, for a write of its own; counted
 /// for the checkpointer when it ends.
 pub struct SqliteTurn<'a> {
-    state: MutexGuard<'a, State>,
+    state: OwnedMutexGuard<State>,
     writer: &'a SqliteWriter,
 }
 

@@ -134,11 +134,17 @@ async fn an_error_stops_the_batch_where_it_happened() {
                 toolwright::server::repo::is_unique_violation(&error),
                 "{label}: {error}"
             );
-            // Not committed: rolled back.
-            false
+            // Committed as it is (on SQLite; PostgreSQL refuses a failed
+            // transaction's commit): what ran before the error, and nothing after.
+            true
         })
         .await;
-        assert_eq!(labels(&db).await, vec![], "{label}: nothing stays");
+        let ids: Vec<i64> = labels(&db).await.into_iter().map(|row| row.0).collect();
+        let expected: &[i64] = if label == "postgres" { &[] } else { &[1] };
+        assert_eq!(
+            ids, expected,
+            "{label}: the statement after the error never ran"
+        );
         db.close().await;
     }
 }
@@ -255,7 +261,7 @@ async fn a_write_whose_caller_goes_away_still_ends_its_transaction() {
         .unwrap();
         assert!(outcome.is_complete(), "{label}");
         let ids: Vec<i64> = labels(&other).await.into_iter().map(|row| row.0).collect();
-        assert!(ids.contains(&2), "{label}: {ids:?}");
+        assert_eq!(ids, [1, 2], "{label}: the first write was finished too");
         other.close().await;
         db.close().await;
     }
@@ -315,6 +321,13 @@ async fn writes_at_once_each_keep_or_lose_their_own_changes_only() {
             }
         }
         expected.sort();
+        if let Some((writes, transactions)) = db.batch_transactions() {
+            assert_eq!(writes, 60, "{label}");
+            assert!(
+                transactions < 30,
+                "{label}: writes shared transactions ({transactions} for {writes})"
+            );
+        }
         let rows = labels(&db).await;
         let ids: Vec<i64> = rows.iter().map(|row| row.0).collect();
         assert_eq!(ids, expected, "{label}");
@@ -323,4 +336,58 @@ async fn writes_at_once_each_keep_or_lose_their_own_changes_only() {
         }
         db.close().await;
     }
+}
+
+#[tokio::test]
+async fn a_write_of_its_own_cut_short_while_closing_a_shared_transaction_does_not_lose_it() {
+    let test_db = TestDatabase::sqlite();
+    let db = scratch(&test_db).await;
+    let mut writes = Vec::new();
+    for id in 0..40_i64 {
+        writes.push(tokio::spawn({
+            let db = db.clone();
+            async move {
+                let mut batch = Batch::default();
+                let (sql, values) = insert(id, &format!("row {id}"));
+                batch.push(sql, values);
+                db.write_batch(batch, |_| true)
+                    .await
+                    .map(|o| o.is_complete())
+            }
+        }));
+        if id % 8 == 7 {
+            // A write of its own (an sqlx transaction, as most writes are)
+            // that takes the turn while batch writes share a transaction,
+            // and whose caller goes away at once: the commit it started
+            // for them goes on.
+            let db = db.clone();
+            let cut = tokio::spawn(async move {
+                let _turn = db.writer().await;
+            });
+            // Cut short at some point of its turn: while it waits for the
+            // turn, while it commits the shared transaction, or after.
+            tokio::time::sleep(std::time::Duration::from_micros(50 * (id as u64 % 5))).await;
+            cut.abort();
+        }
+    }
+    for write in writes {
+        assert!(write.await.unwrap().unwrap());
+    }
+    let ids: Vec<i64> = labels(&db).await.into_iter().map(|row| row.0).collect();
+    assert_eq!(ids, (0..40).collect::<Vec<_>>());
+    // No transaction was left open: another connection writes at once.
+    let other = Db::connect(&test_db.config()).await.expect("connect");
+    let mut more = Batch::default();
+    let (sql, values) = insert(99, "other");
+    more.push(sql, values);
+    let outcome = tokio::time::timeout(
+        std::time::Duration::from_secs(3),
+        other.write_batch(more, |_| true),
+    )
+    .await
+    .expect("not kept waiting for the lock")
+    .unwrap();
+    assert!(outcome.is_complete());
+    other.close().await;
+    db.close().await;
 }

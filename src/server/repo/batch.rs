@@ -244,7 +244,15 @@ pub(crate) async fn run_on_sqlite(
         match result {
             Ok(sqlx::Either::Right(row)) => {
                 if first_row.is_none() {
-                    first_row = Some(row.try_get::<i64, _>(0)?);
+                    match row.try_get::<i64, _>(0) {
+                        Ok(value) => first_row = Some(value),
+                        // As if the statement had failed: the batch stops
+                        // here, and the caller undoes what it did.
+                        Err(e) => {
+                            error = Some(e);
+                            break;
+                        }
+                    }
                 }
             }
             Ok(sqlx::Either::Left(_)) if prefix_ran < prefix.len() => prefix_ran += 1,
@@ -267,9 +275,12 @@ impl RunBatch for PgConnection {
             for value in &statement.values {
                 query = bind_value!(query, value);
             }
-            match query.fetch_optional(&mut *self).await {
-                Ok(row) => {
-                    let value = row.map(|row| row.try_get::<i64, _>(0)).transpose()?;
+            let result = query
+                .fetch_optional(&mut *self)
+                .await
+                .and_then(|row| row.map(|row| row.try_get::<i64, _>(0)).transpose());
+            match result {
+                Ok(value) => {
                     returned.push(value);
                     if statement.guard && value.is_none() {
                         break;
