@@ -250,7 +250,7 @@ pub fn ToolsSection(
         #[cfg(feature = "hydrate")]
         let editor = send_wrapper::SendWrapper::new(editor);
         view! {
-            <Suspense fallback=|| view! { <p class="hint" aria-busy="true">"Opening the editor…"</p> }>
+            <Suspense fallback=|| view! { <p class="hint">"Opening the editor…"</p> }>
                 {Suspend::new(editor)}
             </Suspense>
         }
