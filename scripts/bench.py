@@ -153,6 +153,10 @@ def main():
             results["healthz_login"].append(wrk("/healthz", 4, 2, warm=False))
             login_out = login.communicate()[0]
             results["login"].append({"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", login_out).group(1))})
+            log(f"run {run}: " + ", ".join(
+                f"{name} {results[name][-1].get('p99_ms', results[name][-1].get('rps')):.2f}"
+                for name in ("save", "save_floor", "page_alone")) + " (p99 ms, p99 ms, p99 ms); "
+                f"page_alone p50 {results['page_alone'][-1]['p50_ms']:.2f} ms")
 
         log("measuring the first load of the app page")
         first_load = {}
