@@ -556,6 +556,79 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
     }
 }
 
+/// The app's parameter rows: (row id, name, description), in order.
+async fn parameter_rows(db: &Db, app_id: i64) -> Vec<(i64, String, String)> {
+    let rows: Result<Vec<(i64, String, String)>, sqlx::Error> = toolwright::on_db!(db, pool => {
+        sqlx::query_as(
+            "SELECT p.id, p.name, p.description FROM tool_parameters p \
+             JOIN tools t ON t.id = p.tool_id WHERE t.app_id = $1 ORDER BY p.position",
+        )
+        .bind(app_id)
+        .fetch_all(pool)
+        .await
+    });
+    rows.unwrap()
+}
+
+#[tokio::test]
+async fn a_save_writes_only_the_parameters_it_changed_unless_they_moved() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+        applied(
+            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+                .await
+                .unwrap(),
+        );
+        let before = parameter_rows(&db, app_id).await;
+        assert_eq!(before.len(), 2, "{label}");
+        // One description changed, the tool renamed: the other rows stay.
+        let mut edited = add_todo();
+        edited.id = "create_todo".into();
+        edited.parameters[1].description = "How urgent it is".into();
+        let (_, tools) = applied(
+            repo::tools::save(&db, app_id, 2, Some("add_todo"), &edited, &alice(), 3)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(tools, vec![edited.clone()], "{label}");
+        let after = parameter_rows(&db, app_id).await;
+        assert_eq!(
+            after.iter().map(|row| row.0).collect::<Vec<_>>(),
+            before.iter().map(|row| row.0).collect::<Vec<_>>(),
+            "{label}: the same rows"
+        );
+        assert_eq!(after[1].2, "How urgent it is", "{label}");
+        assert_eq!(after[0].2, before[0].2, "{label}");
+        // Reordered: written again, in the new order.
+        let mut reordered = edited.clone();
+        reordered.parameters.swap(0, 1);
+        let (_, tools) = applied(
+            repo::tools::save(&db, app_id, 3, Some("create_todo"), &reordered, &alice(), 4)
+                .await
+                .unwrap(),
+        );
+        assert_eq!(tools, vec![reordered.clone()], "{label}");
+        let names: Vec<String> = parameter_rows(&db, app_id)
+            .await
+            .into_iter()
+            .map(|row| row.1)
+            .collect();
+        let expected: Vec<String> = reordered
+            .parameters
+            .iter()
+            .map(|p| p.name.clone())
+            .collect();
+        assert_eq!(names, expected, "{label}");
+        assert_eq!(
+            stored_config(&test_db).await.tools,
+            vec![reordered],
+            "{label}"
+        );
+        db.close().await;
+    }
+}
+
 #[tokio::test]
 async fn a_save_from_an_unrecorded_revision_reads_the_app_back() {
     for test_db in TestDatabase::all().await {

@@ -254,7 +254,11 @@ pub async fn update(
                 Some(digests) => ((*digests).clone(), Vec::new()),
                 None => super::snapshots::all_tools(&config)?,
             };
-            Some(Ahead { config, known })
+            Some(Ahead {
+                config,
+                known,
+                replaced_parameters: None,
+            })
         }
     };
     on_writer!(db, conn => {

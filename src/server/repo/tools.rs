@@ -118,6 +118,8 @@ pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error
 pub(crate) struct Ahead {
     pub config: AppConfig,
     pub known: (Vec<ToolDigest>, Vec<StoredTool>),
+    /// The parameters of the tool a save replaces, as they were.
+    pub replaced_parameters: Option<Vec<Parameter>>,
 }
 
 impl Ahead {
@@ -127,6 +129,17 @@ impl Ahead {
         // Usually the only holder, having taken it from the cache: then
         // this is no copy (a deep copy of 100 tools was a tenth of a save).
         let mut config = Arc::try_unwrap(kept.config).unwrap_or_else(|shared| (*shared).clone());
+        let replaced_parameters = match edit {
+            ToolEdit::Save {
+                original_id: Some(original_id),
+                ..
+            } => config
+                .tools
+                .iter()
+                .find(|tool| &tool.id == original_id)
+                .map(|tool| tool.parameters.clone()),
+            _ => None,
+        };
         if edit.apply(&mut config.tools).is_err() {
             return Ok(Err(Kept {
                 config: Arc::new(config),
@@ -157,7 +170,11 @@ impl Ahead {
                 }
             }
         };
-        Ok(Ok(Ahead { config, known }))
+        Ok(Ok(Ahead {
+            config,
+            known,
+            replaced_parameters,
+        }))
     }
 
     /// What is known of app `app_id` at `revision` after `edit`: from the
@@ -275,26 +292,41 @@ pub async fn save(
                  open_world = $11 WHERE app_id = $1 AND tool_id = $2 RETURNING id",
                 values,
             );
-            batch.push(
-                "DELETE FROM tool_parameters WHERE tool_id = \
-                 (SELECT id FROM tools WHERE app_id = $1 AND tool_id = $2)",
-                vec![app_id.into(), (&tool.id).into()],
-            );
+            let before = ahead
+                .as_ref()
+                .and_then(|a| a.replaced_parameters.as_deref());
+            match before {
+                // The same parameters in the same places: only those that
+                // changed are written (a save usually changes one thing;
+                // rewriting every row rewrote their indexes too).
+                Some(before) if same_names_in_order(before, &tool.parameters) => {
+                    push_parameter_changes(&mut batch, app_id, tool, before)
+                }
+                _ => {
+                    batch.push(
+                        "DELETE FROM tool_parameters WHERE tool_id = \
+                         (SELECT id FROM tools WHERE app_id = $1 AND tool_id = $2)",
+                        vec![app_id.into(), (&tool.id).into()],
+                    );
+                    push_parameters(&mut batch, app_id, tool);
+                }
+            }
             row
         }
         None => {
             let mut values: Vec<Value> = vec![app_id.into()];
             values.extend(fields());
-            batch.guard(
+            let row = batch.guard(
                 "INSERT INTO tools (app_id, position, tool_id, description, activation_phrases, \
                  title, max_calls, read_only, destructive, idempotent, open_world) \
                  VALUES ($1, (SELECT COALESCE(MAX(position), -1) + 1 FROM tools WHERE app_id = $1), \
                  $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
                 values,
-            )
+            );
+            push_parameters(&mut batch, app_id, tool);
+            row
         }
     };
-    push_parameters(&mut batch, app_id, tool);
     if let Some(ahead) = &ahead {
         push_record(
             &mut batch,
@@ -350,6 +382,36 @@ pub async fn save(
         Ok(revision) => applied(db, app_id, revision, ahead.config, ahead.known.0),
         Err(refused) => refused,
     })
+}
+
+/// Whether `after` has the parameters of `before`, by name, in the same
+/// places: then each stays in its row, and its place with it.
+fn same_names_in_order(before: &[Parameter], after: &[Parameter]) -> bool {
+    before.len() == after.len() && before.iter().zip(after).all(|(b, a)| b.name == a.name)
+}
+
+/// The parameters of `tool` (its row found by its id in app `app_id`) that
+/// differ from `before`, which has the same names in the same places.
+fn push_parameter_changes(batch: &mut Batch, app_id: i64, tool: &Tool, before: &[Parameter]) {
+    for (parameter, was) in tool.parameters.iter().zip(before) {
+        if parameter == was {
+            continue;
+        }
+        batch.push(
+            "UPDATE tool_parameters SET param_type = $3, description = $4, required = $5, \
+             enum_values = $6 WHERE tool_id = (SELECT id FROM tools WHERE app_id = $1 AND tool_id = $2) \
+             AND name = $7",
+            vec![
+                app_id.into(),
+                (&tool.id).into(),
+                parameter.param_type.as_str().into(),
+                (&parameter.description).into(),
+                parameter.required.into(),
+                encode_list(&parameter.enum_values).into(),
+                (&parameter.name).into(),
+            ],
+        );
+    }
 }
 
 /// `tool`'s parameters, for its row (found by its id) in app `app_id`: one
