@@ -45,14 +45,14 @@ pub async fn prepare(
     let sessions = session::Store::for_db(&db);
     sessions.migrate().await?;
     password::warm_up().await;
-    Ok(AppState {
+    Ok(AppState::new(state::Shared {
         leptos_options,
         db,
         sessions,
         config: Arc::new(config),
         tool_sends: Arc::default(),
         exports: Arc::default(),
-    })
+    }))
 }
 
 /// Serves `state`'s console on `listener` until `shutdown` completes, then

@@ -8,9 +8,34 @@ use std::{
 };
 
 /// What request handlers and server functions share. Server functions get it
-/// from the Leptos context with [`AppState::from_context`].
-#[derive(Clone, Debug, FromRef)]
-pub struct AppState {
+/// from the Leptos context with [`AppState::from_context`]. It is cloned
+/// several times for every request (the context, the extractors), so it is
+/// one reference to [`Shared`]: a clone of every field took a few per cent
+/// of a tool save.
+#[derive(Clone, Debug)]
+pub struct AppState(Arc<Shared>);
+
+impl AppState {
+    pub fn new(shared: Shared) -> AppState {
+        AppState(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> LeptosOptions {
+        state.leptos_options.clone()
+    }
+}
+
+#[derive(Debug)]
+pub struct Shared {
     pub leptos_options: LeptosOptions,
     pub db: Db,
     pub sessions: session::Store,
