@@ -156,8 +156,13 @@ impl SqliteWriter {
             });
             state = match closing.await {
                 Ok(state) => state,
-                // It failed and let go of the turn: take it again.
-                Err(_) => self.state.clone().lock_owned().await,
+                // It failed half-way and let go of the turn: take it again,
+                // and undo whatever of the group may still be open.
+                Err(_) => {
+                    let mut state = self.state.clone().lock_owned().await;
+                    let _ = sqlx::query("ROLLBACK").execute(&mut state.connection).await;
+                    state
+                }
             };
         }
         self.before_transaction(&mut state).await;

@@ -17,7 +17,11 @@
 //! A batch runs inside the caller's transaction and decides nothing: it
 //! reports what each statement returned, and the caller commits or drops
 //! the transaction. On SQLite every statement runs even after a guard found
-//! nothing (its effects go with the transaction); after an error none does.
+//! nothing (its effects go with the transaction). After an error the batch
+//! is incomplete: on SQLite the statements after a failed one do not run,
+//! but those after a value that could not be read may have (sqlx runs
+//! ahead of the reader), so an incomplete batch is never to be kept —
+//! [`crate::server::db::Db::write_batch`] never keeps one.
 
 use futures_util::StreamExt;
 use sqlx::{PgConnection, Row, SqliteConnection};
@@ -188,7 +192,8 @@ impl Outcome {
         self.error
     }
 
-    /// Whether every statement ran.
+    /// Whether no statement failed (on PostgreSQL a guard that found
+    /// nothing stops the batch without failing it).
     pub fn is_complete(&self) -> bool {
         self.error.is_none()
     }
