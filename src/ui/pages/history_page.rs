@@ -12,6 +12,7 @@ use crate::{
         json_preview::JsonPreview,
         status_page::AppErrorView,
     },
+    ui::pages::data::page_data,
 };
 use leptos::{prelude::*, server_fn::ServerFn};
 use leptos_meta::Title;
@@ -38,7 +39,7 @@ pub fn HistoryPage() -> impl IntoView {
                 let package_name = package_name.clone();
                 let notice = notice.clone();
                 let restore_error = restore_error.clone();
-                Suspend::new(async move {
+                Suspend::new(page_data(async move {
                     let loaded = async {
                         let app = get_app(package_name.clone()).await?;
                         let revisions = list_revisions(package_name.clone()).await?;
@@ -92,7 +93,7 @@ pub fn HistoryPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })
+                }))
             }
         </Suspense>
     }
