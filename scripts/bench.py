@@ -304,7 +304,11 @@ def write_report(results, first_load, raw, rss_kb):
         "the same repository call in-process, on the same writer, so it gains from all of that too.",
         "- Page: nearly all of its time is rendering (the database reads are a few percent), and the allocator is "
         "mimalloc (glibc's malloc took a third of it). Views are type-erased in the server too: the wasm needs it for its "
-        "size, and a server without it renders different hydration markers (the islands then fail to hydrate).",
+        "size, and a server without it renders different hydration markers (the islands then fail to hydrate). "
+        "Each page's view is built once: Leptos walks the views under a `<Suspense>` before rendering them, to find "
+        "the resources they read, and built the whole page in that walk whenever its data had arrived by then (a "
+        "fifth of the page's instructions); pages read no resources, and their data wait to be awaited for real "
+        "(src/ui/pages/data.rs).",
         "- Bundle: the islands of the other pages (log-in, sign-up, new app, export, import, try, the landing page's "
         "preview) are lazy — split into chunks of their own (`cargo leptos build --split`) that only their pages "
         "fetch. The app page's islands stay in the main wasm, but for the tool editor: a chunk fetched once the "
