@@ -7,7 +7,7 @@ use crate::{
         form::url_error,
         status_page::AppErrorView,
     },
-    ui::pages::data::page_data,
+    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -42,7 +42,7 @@ pub fn AppPage() -> impl IntoView {
                 let notice = notice.clone();
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
-                Suspend::new(page_data(async move {
+                page_view(async move {
                     match get_app_page(package_name).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(AppPage { app, tools, keys }) => {
@@ -76,7 +76,7 @@ pub fn AppPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                }))
+                })
             }
         </Suspense>
     }

@@ -2,7 +2,7 @@ use crate::{
     api::apps::list_apps,
     domain::{app::AppSummary, time::format_utc, url::encode_component},
     ui::components::{form::Notice, status_page::AppErrorView},
-    ui::pages::data::page_data,
+    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -24,13 +24,13 @@ pub fn AppsPage() -> impl IntoView {
             </div>
             <Notice message=Signal::stored(deleted)/>
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
-                {Suspend::new(page_data(async move {
+                {page_view(async move {
                     match list_apps().await {
                         Ok(apps) if apps.is_empty() => view! { <EmptyState/> }.into_any(),
                         Ok(apps) => view! { <AppList apps/> }.into_any(),
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                     }
-                }))}
+                })}
             </Suspense>
         </section>
     }

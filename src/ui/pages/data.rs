@@ -1,27 +1,33 @@
 //! How a page waits for its data.
 
+use leptos::prelude::Suspend;
 use std::{
     future::Future,
     pin::Pin,
     task::{Context, Poll},
 };
 
-/// A page's data, for the `Suspend` under its `<Suspense>`: the same future,
-/// except that it makes no progress when merely peeked at.
+/// What a page's `<Suspense>` shows: the view its future makes once the
+/// page's data are loaded, built once.
 ///
 /// Before it renders, a `<Suspense>` on the server walks the views under it
 /// (`dry_resolve`) to find the resources they read, peeking at a `Suspend`'s
-/// future with a waker that does nothing; when the data have arrived by then,
-/// the walk builds the whole page's view (every tool's card of the app page),
-/// throws it away and builds it again to render: a fifth of the app page's
-/// time. Pages read no resources, so leaving their data unfinished until they
-/// are awaited for real misses nothing.
-pub fn page_data<F: Future>(future: F) -> PageData<F> {
+/// future with a waker that does nothing; when the data had arrived by then,
+/// the walk built the whole page's view (every tool's card of the app page),
+/// threw it away and built it again to render: a fifth of the app page's
+/// time. Pages read no resources, so leaving their future unfinished until it
+/// is awaited for real misses nothing.
+pub fn page_view<V: 'static>(view: impl Future<Output = V> + Send + 'static) -> Suspend<V> {
+    Suspend::new(page_data(view))
+}
+
+/// The same future, except that it makes no progress when merely peeked at.
+fn page_data<F: Future>(future: F) -> PageData<F> {
     PageData(Box::pin(future))
 }
 
 /// See [`page_data`].
-pub struct PageData<F>(Pin<Box<F>>);
+struct PageData<F>(Pin<Box<F>>);
 
 impl<F: Future> Future for PageData<F> {
     type Output = F::Output;
@@ -80,10 +86,12 @@ mod tests {
                         }}</p>
                     }
                 };
+                // As the pages do: the future that loads and makes the view.
+                let make = async move { view(data.await) };
                 let content = if wrapped {
-                    Suspend::new(async move { view(page_data(data).await) }.boxed()).into_any()
+                    page_view(make).into_any()
                 } else {
-                    Suspend::new(async move { view(data.await) }.boxed()).into_any()
+                    Suspend::new(make).into_any()
                 };
                 view! { <Suspense fallback=|| "Loading">{content}</Suspense> }
                     .to_html_stream_in_order()
@@ -95,11 +103,11 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_page_is_built_once_under_suspense() {
+    async fn a_page_view_is_built_once_under_suspense() {
         let (unwrapped, html) = views_built(false).await;
         assert!(html.contains("ready"), "{html}");
         // The control: data there at once are walked before rendering.
-        assert!(unwrapped > 1, "built {unwrapped} times without page_data");
+        assert!(unwrapped > 1, "built {unwrapped} times without page_view");
         let (wrapped, html) = views_built(true).await;
         assert!(html.contains("ready"), "{html}");
         assert_eq!(wrapped, 1);

@@ -5,7 +5,7 @@ use crate::{
         url::encode_component,
     },
     ui::components::{export_panel::ExportPanel, status_page::AppErrorView},
-    ui::pages::data::page_data,
+    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -33,7 +33,7 @@ pub fn ExportPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             {
                 let package_name = package_name.clone();
-                Suspend::new(page_data(async move {
+                page_view(async move {
                     let loaded = match get_app(package_name.clone()).await {
                         Ok(app) => render_export(package_name.clone(), format, options)
                             .await
@@ -59,7 +59,7 @@ pub fn ExportPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                }))
+                })
             }
         </Suspense>
     }

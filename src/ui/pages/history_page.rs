@@ -12,7 +12,7 @@ use crate::{
         json_preview::JsonPreview,
         status_page::AppErrorView,
     },
-    ui::pages::data::page_data,
+    ui::pages::data::page_view,
 };
 use leptos::{prelude::*, server_fn::ServerFn};
 use leptos_meta::Title;
@@ -39,7 +39,7 @@ pub fn HistoryPage() -> impl IntoView {
                 let package_name = package_name.clone();
                 let notice = notice.clone();
                 let restore_error = restore_error.clone();
-                Suspend::new(page_data(async move {
+                page_view(async move {
                     let loaded = async {
                         let app = get_app(package_name.clone()).await?;
                         let revisions = list_revisions(package_name.clone()).await?;
@@ -93,7 +93,7 @@ pub fn HistoryPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                }))
+                })
             }
         </Suspense>
     }

@@ -2,7 +2,7 @@ use crate::{
     api::apps::get_app,
     domain::url::encode_component,
     ui::components::{import_panel::ImportPanel, status_page::AppErrorView},
-    ui::pages::data::page_data,
+    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -19,7 +19,7 @@ pub fn ImportPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             {
                 let package_name = package_name.clone();
-                Suspend::new(page_data(async move {
+                page_view(async move {
                     match get_app(package_name).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(app) => {
@@ -43,7 +43,7 @@ pub fn ImportPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                }))
+                })
             }
         </Suspense>
     }

@@ -2,7 +2,7 @@ use crate::{
     api::try_tool::get_try_target,
     domain::{time::format_iso8601, url::encode_component},
     ui::components::{status_page::AppErrorView, try_panel::TryPanel},
-    ui::pages::data::page_data,
+    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -19,7 +19,7 @@ pub fn TryPage() -> impl IntoView {
             {
                 let package_name = package_name.clone();
                 let tool_id = tool_id.clone();
-                Suspend::new(page_data(async move {
+                page_view(async move {
                     match get_try_target(package_name.clone(), tool_id).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(target) => {
@@ -44,7 +44,7 @@ pub fn TryPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                }))
+                })
             }
         </Suspense>
     }
