@@ -55,77 +55,39 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
         api::context,
         domain::{
             account::{check_login_fields, normalize_email},
-            throttle::{too_many_attempts_message, PER_CLIENT, PER_EMAIL},
             url::after_login_target,
         },
-        server::{auth::DEVELOPER_ID_KEY, clock::now_ms, password, repo},
+        server::{
+            auth::{self, DEVELOPER_ID_KEY},
+            clock::now_ms,
+        },
     };
 
     check_login_fields(&email, &password)?;
     let email = normalize_email(&email);
     let client = context::client_address();
     let state = context::state()?;
-    let db = &state.db;
-    let now = now_ms();
+    // The attempt runs to its end in a task of its own: dropped half-way (its
+    // client hung up), it would stay written but unfinished, counting against
+    // its client address for the whole window whatever the password was.
+    let developer_id = tokio::spawn(auth::check_log_in(
+        state.db.clone(),
+        email,
+        client,
+        password,
+        now_ms(),
+    ))
+    .await
+    .map_err(context::internal)??;
 
-    // The attempt is written first and the limits count it with every other
-    // attempt in the window, finished or not: parallel attempts cannot all
-    // pass the check before any of them is recorded.
-    let attempt = repo::login_failures::record(db, &email, &client, now)
-        .await
-        .map_err(context::internal)?;
-    let by_email =
-        repo::login_failures::since_for_email(db, &email, PER_EMAIL.window_start(now), attempt)
-            .await
-            .map_err(context::internal)?;
-    let by_client =
-        repo::login_failures::since_for_client(db, &client, PER_CLIENT.window_start(now), attempt)
-            .await
-            .map_err(context::internal)?;
-    let wait = [
-        PER_EMAIL.retry_after(&by_email, now),
-        PER_CLIENT.retry_after(&by_client, now),
-    ]
-    .into_iter()
-    .flatten()
-    .max();
-    if let Some(wait) = wait {
-        // Refused attempts do not count as failures.
-        repo::login_failures::withdraw(db, attempt)
-            .await
-            .map_err(context::internal)?;
-        tracing::warn!(%client, "log-in throttled");
-        return Err(AppError::TooManyRequests(too_many_attempts_message(wait)));
-    }
-
-    let record = repo::developers::find_by_email(db, &email)
-        .await
-        .map_err(context::internal)?;
-    let stored_hash = record.as_ref().map(|r| r.password_hash.clone());
-    let matches = password::verify_password(password, stored_hash).await?;
-    let Some(record) = record.filter(|_| matches) else {
-        // The attempt written above stays, as a finished failure. Old
-        // failures no longer count; keep the table small.
-        if let Err(error) = repo::login_failures::fail(db, attempt).await {
-            // Unfinished, it still counts (until it is too old to).
-            tracing::warn!(%error, "could not mark a failed log-in");
-        }
-        let _ = repo::login_failures::prune(db, PER_EMAIL.window_start(now) - 1).await;
-        tracing::info!(%client, "failed log-in");
-        return Err(AppError::InvalidCredentials);
-    };
-
-    repo::login_failures::forgive_for_email(db, &email, &client, attempt)
-        .await
-        .map_err(context::internal)?;
     let session = context::session()?;
     // A new id at log-in: a session id planted before log-in is worthless after it.
     session.cycle_id().await.map_err(context::internal)?;
     session
-        .insert(DEVELOPER_ID_KEY, record.id)
+        .insert(DEVELOPER_ID_KEY, developer_id)
         .await
         .map_err(context::internal)?;
-    tracing::info!(developer = record.id, "logged in");
+    tracing::info!(developer = developer_id, "logged in");
     leptos_axum::redirect(&after_login_target(next.as_deref()));
     Ok(())
 }

@@ -1,7 +1,11 @@
-//! Who is asking: the session's developer, loaded once per request.
+//! Who is asking: the session's developer, loaded once per request; and
+//! whether a log-in attempt may go ahead and its password matches.
 
-use super::{repo, state::AppState};
-use crate::api::auth::CurrentDeveloper;
+use super::{db::Db, password, repo, state::AppState};
+use crate::{
+    api::{auth::CurrentDeveloper, context::internal, AppError},
+    domain::throttle::{too_many_attempts_message, PER_CLIENT, PER_EMAIL},
+};
 use axum::{
     extract::{Request, State},
     http::{Method, StatusCode},
@@ -96,4 +100,72 @@ pub async fn require_developer_for_console(request: Request, next: Next) -> Resp
             .into_response();
     }
     next.run(request).await
+}
+
+/// One log-in attempt for `email` (normalised) from `client`, made at
+/// `now`: the id of the developer whose password it is, or why not.
+/// Repeated failures are refused before any hashing; a wrong email and a
+/// wrong password get the same answer in about the same time.
+///
+/// The attempt is written first and the limits count it with every other
+/// attempt in the window, finished or not, so parallel attempts cannot all
+/// pass the check before any of them is recorded. It must run to its end
+/// (the caller spawns it): only its end takes it back, marks it failed, or
+/// forgives it.
+pub async fn check_log_in(
+    db: Db,
+    email: String,
+    client: String,
+    password: String,
+    now: i64,
+) -> Result<i64, AppError> {
+    let db = &db;
+    let attempt = repo::login_failures::record(db, &email, &client, now)
+        .await
+        .map_err(internal)?;
+    let by_email =
+        repo::login_failures::since_for_email(db, &email, PER_EMAIL.window_start(now), attempt)
+            .await
+            .map_err(internal)?;
+    let by_client =
+        repo::login_failures::since_for_client(db, &client, PER_CLIENT.window_start(now), attempt)
+            .await
+            .map_err(internal)?;
+    let wait = [
+        PER_EMAIL.retry_after(&by_email, now),
+        PER_CLIENT.retry_after(&by_client, now),
+    ]
+    .into_iter()
+    .flatten()
+    .max();
+    if let Some(wait) = wait {
+        // Refused attempts do not count as failures.
+        repo::login_failures::withdraw(db, attempt)
+            .await
+            .map_err(internal)?;
+        tracing::warn!(%client, "log-in throttled");
+        return Err(AppError::TooManyRequests(too_many_attempts_message(wait)));
+    }
+
+    let record = repo::developers::find_by_email(db, &email)
+        .await
+        .map_err(internal)?;
+    let stored_hash = record.as_ref().map(|r| r.password_hash.clone());
+    let matches = password::verify_password(password, stored_hash).await?;
+    let Some(record) = record.filter(|_| matches) else {
+        // The attempt written above stays, as a finished failure. Old
+        // failures no longer count; keep the table small.
+        if let Err(error) = repo::login_failures::fail(db, attempt).await {
+            // Unfinished, it still counts (until it is too old to).
+            tracing::warn!(%error, "could not mark a failed log-in");
+        }
+        let _ = repo::login_failures::prune(db, PER_EMAIL.window_start(now) - 1).await;
+        tracing::info!(%client, "failed log-in");
+        return Err(AppError::InvalidCredentials);
+    };
+
+    repo::login_failures::forgive_for_email(db, &email, &client, attempt)
+        .await
+        .map_err(internal)?;
+    Ok(record.id)
 }

@@ -301,6 +301,61 @@ async fn twenty_failures_from_one_client_throttle_every_email_from_it() {
     server.stop().await;
 }
 
+/// How many log-in attempts the server has written and not yet taken back.
+async fn attempts_on_record(server: &TestServer) -> i64 {
+    toolwright::on_db!(&server.state.db, pool => sqlx::query_scalar::<_, i64>(
+        "SELECT COUNT(*) FROM login_failures",
+    )
+    .fetch_one(pool)
+    .await)
+    .unwrap()
+}
+
+/// Waits (10 s at most) until `attempts_on_record` is `count`.
+async fn until_attempts_on_record(server: &TestServer, count: i64, what: &str) {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    while attempts_on_record(server).await != count {
+        assert!(tokio::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_log_in_whose_client_hangs_up_still_ends_and_stops_counting() {
+    use tokio::io::AsyncWriteExt;
+
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut browser = Browser::new(&server);
+        browser.signup("dev@example.com", PASSWORD).await;
+        browser.form_post("/api/logout", &[]).await;
+
+        let body =
+            crate::common::encode_form(&[("email", "dev@example.com"), ("password", PASSWORD)]);
+        let request = format!(
+            "POST /api/login HTTP/1.1\r\nHost: {}\r\nAccept: application/json\r\n\
+             Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+            server.addr,
+            body.len()
+        );
+        // More than one client's budget of attempts, each abandoned while
+        // its password is being checked.
+        for attempt in 0..=toolwright::domain::throttle::PER_CLIENT.max_failures {
+            let mut connection = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+            connection.write_all(request.as_bytes()).await.unwrap();
+            until_attempts_on_record(&server, 1, "the attempt is written").await;
+            drop(connection);
+            // The right password: the attempt is taken back once checked,
+            // rather than left unfinished, counting against the client.
+            until_attempts_on_record(&server, 0, &format!("attempt {attempt} was left on record"))
+                .await;
+        }
+        let answer = browser.login("dev@example.com", PASSWORD).await;
+        assert_eq!(answer.status, 302, "{} {answer:?}", server.db.label());
+        server.stop().await;
+    }
+}
+
 /// A log-in attempt as the islands make it, with an `X-Forwarded-For`.
 async fn login_forwarded_for(browser: &mut Browser, forwarded_for: &str, email: &str) -> AppError {
     let origin = format!("http://{}", browser.host);
