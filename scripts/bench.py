@@ -152,12 +152,19 @@ def main():
             time.sleep(0.5)
             results["healthz_login"].append(wrk("/healthz", 4, 2, warm=False))
             login_out = login.communicate()[0]
-            results["login"].append({"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", login_out).group(1))})
+            # A refused log-in (throttled, say) hashes nothing: the scenario
+            # would not measure what it says.
+            refused = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", login_out)
+            results["login"].append({"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", login_out).group(1)),
+                                     "refused": int(refused.group(1)) if refused else 0})
             log(f"run {run}: " + ", ".join(
                 f"{name} {results[name][-1].get('p99_ms', results[name][-1].get('rps')):.2f}"
                 for name in ("save", "save_floor", "page_alone")) + " (p99 ms, p99 ms, p99 ms); "
                 f"page_alone p50 {results['page_alone'][-1]['p50_ms']:.2f} ms; save "
-                f"{results['save'][-1]['rps']:.0f}/s against {results['save_floor'][-1]['rps']:.0f}/s in-process")
+                f"{results['save'][-1]['rps']:.0f}/s against {results['save_floor'][-1]['rps']:.0f}/s in-process; "
+                f"/healthz p99 {results['healthz_login'][-1]['p99_ms']:.2f} ms under "
+                f"{results['login'][-1]['rps']:.0f} log-ins/s ({results['login'][-1]['refused']} refused) against "
+                f"{results['healthz_idle'][-1]['p99_ms']:.2f} ms idle")
 
         log("measuring the first load of the app page")
         first_load = {}
@@ -239,6 +246,7 @@ def write_report(results, first_load, raw, rss_kb):
     save_ratio = run_ratio(results, "save", "save_floor", "rps")
     export_ratio = run_ratio(results, "export", "export_floor", "rps")
     healthz_ratio = run_ratio(results, "healthz_login", "healthz_idle", "p99_ms")
+    refused = sum(run["refused"] for run in results["login"])
     cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                 if line.startswith("model name")), platform.processor())
     memory = int(re.search(r"MemTotal:\s+(\d+)", Path("/proc/meminfo").read_text()).group(1)) // 1024 // 1024
@@ -281,9 +289,9 @@ def write_report(results, first_load, raw, rss_kb):
         f"{mark(gz <= 210 * 1024)} |",
         f"| 5. server memory after the run | RSS {rss_kb / 1024:.1f} MB | — | — | ≤ 64 MB: {mark(rss_kb <= 64 * 1024)} |",
         f"| 6. `/healthz` p99 while 8 log-ins hash passwords | {busy['p99_ms']:.2f} ms "
-        f"({m['login']['rps']:.0f} log-ins/s) | idle: {idle['p99_ms']:.2f} ms | "
+        f"({m['login']['rps']:.0f} log-ins/s, {refused} refused) | idle: {idle['p99_ms']:.2f} ms | "
         f"{healthz_ratio:.2f}× | ≤ 3× idle: "
-        f"{mark(healthz_ratio <= 3)} |",
+        f"{mark(healthz_ratio <= 3 and refused == 0)} |",
         "",
         "First load, per file (as transferred):",
         "",
@@ -323,7 +331,24 @@ def write_report(results, first_load, raw, rss_kb):
         "- Bundle: the islands of the other pages (log-in, sign-up, new app, export, import, try, the landing page's "
         "preview) are lazy — split into chunks of their own (`cargo leptos build --split`) that only their pages "
         "fetch. The app page's islands stay in the main wasm, but for the tool editor: a chunk fetched once the "
-        "pointer or the focus comes to the tools, not part of the first load.",
+        "pointer or the focus comes to the tools, not part of the first load. Where the main wasm goes (each variant "
+        "built, split and optimised as `make bench` does, gzip -9): the Leptos runtime every page loads is 217 KB raw, "
+        "89 KB gzip (the main wasm with every island lazy); the rest is the app page's islands — details and tools "
+        "(`AppEditor`), `ApiKeysSection` (94 KB raw, 30 KB gzip) and `DeleteAppForm` (22 KB, 8 KB) — and the client "
+        "side of their seven server functions, mostly generic code instantiated per view and per type (rendering, "
+        "effects, serde_json decoders). Making those islands lazy too costs more than it saves: the app page then "
+        "fetches 128 chunk files, 446 KB gzip in all (code the islands share is split finely, and wasm-opt cannot "
+        "optimise across files). wasm-opt's further passes (`--converge`, `-Oz` twice, `--gufa`, `--flatten "
+        "--rereloop`) save under 1%. The 210 KB target would take hydrating the tools on demand, as the editor is, "
+        "rather than at load.",
+        "- `/healthz` is driven flat out (wrk, 4 connections) both idle and while 8 clients log in without a pause "
+        "(each log-in one argon2id hash of 19 MiB), so on 2 cores its p99 is mostly queueing for the CPU. Hashes run "
+        "off the async runtime on one thread (one fewer than the cores) at nice 10. Run to run the ratio goes from "
+        "about 1.3× to 3.8× on this machine (idle p99 0.8–1.9 ms). Tried and not kept: the hashing thread at nice 19 "
+        "or `SCHED_IDLE` (log-ins a third to a half slower, the p99 under log-ins unchanged), and argon2's memory kept "
+        "in the heap rather than mapped for each hash. A refused log-in hashes nothing, so refusals are counted and "
+        "the target needs none (each run ends with log-ins in flight, which the server finishes rather than leave "
+        "them counting against the client).",
     ]
     lines += ["", "Raw medians:", "", "```json", json.dumps(m, indent=2), "```", ""]
     (ROOT / "BENCHMARKS.md").write_text("\n".join(lines))
