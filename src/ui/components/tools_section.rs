@@ -266,6 +266,11 @@ pub fn ToolsSection(
         }
     };
 
+    // One of each for all the cards (a card tells which it is).
+    let on_edit = Callback::new(move |(key, tool_id): (u64, String)| open_editor(key, tool_id));
+    let on_move = Callback::new(move |(id, direction)| move_tool(id, direction));
+    let moving = mover.pending();
+
     let is_new = Memo::new(move |_| editing.with(|e| e == &Some(Editing::New)));
     let is_empty = Memo::new(move |_| entries.with(Vec::is_empty));
     let alert_message = Signal::derive(move || alert.get().map(|e| e.to_string()));
@@ -360,9 +365,9 @@ pub fn ToolsSection(
                                             position
                                             hydrated
                                             opening=is_opening
-                                            on_edit=Callback::new(move |tool_id| open_editor(key, tool_id))
-                                            on_move=Callback::new(move |(id, direction)| move_tool(id, direction))
-                                            busy=mover.pending()
+                                            on_edit
+                                            on_move
+                                            busy=moving
                                         />
                                     </li>
                                 }
@@ -390,8 +395,8 @@ fn ToolCard(
     /// "Edit" is fetching this tool.
     #[prop(into)]
     opening: Signal<bool>,
-    /// "Edit", with the tool's id.
-    on_edit: Callback<String>,
+    /// "Edit", with the card's key and the tool's id.
+    on_edit: Callback<(u64, String)>,
     on_move: Callback<(String, MoveDirection)>,
     #[prop(into)] busy: Signal<bool>,
 ) -> impl IntoView {
@@ -440,7 +445,7 @@ fn ToolCard(
                         id=format!("tool-{key}-edit")
                         disabled=move || !hydrated.get()
                         aria-busy=move || if opening.get() { "true" } else { "false" }
-                        on:click=move |_| on_edit.run(edit_id.clone())
+                        on:click=move |_| on_edit.run((key, edit_id.clone()))
                     >
                         "Edit"
                     </button>
