@@ -301,6 +301,38 @@ async fn twenty_failures_from_one_client_throttle_every_email_from_it() {
     server.stop().await;
 }
 
+#[tokio::test]
+async fn a_deleted_developers_session_does_not_sign_in_the_next_to_sign_up() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut alice = Browser::new(&server);
+        alice.signup("alice@example.com", PASSWORD).await;
+        // An operator deletes the newest account (the console itself has
+        // no way to); its session cookie lives on in the browser.
+        let deleted: u64 = toolwright::on_db!(&server.state.db, pool => sqlx::query(
+            "DELETE FROM developers WHERE email = 'alice@example.com'",
+        )
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))
+        .unwrap();
+        assert_eq!(deleted, 1);
+
+        let mut bob = Browser::new(&server);
+        assert_eq!(bob.signup("bob@example.com", PASSWORD).await.status, 302);
+        let page = alice.get("/console/apps").await;
+        assert_eq!(page.status, 303, "{}: {page:?}", server.db.label());
+        assert!(
+            page.location
+                .as_deref()
+                .is_some_and(|l| l.starts_with("/login")),
+            "{page:?}"
+        );
+        assert!(!page.body.contains("bob@example.com"));
+        server.stop().await;
+    }
+}
+
 /// How many log-in attempts the server has written and not yet taken back.
 async fn attempts_on_record(server: &TestServer) -> i64 {
     toolwright::on_db!(&server.state.db, pool => sqlx::query_scalar::<_, i64>(

@@ -87,3 +87,48 @@ async fn sqlite_runs_in_wal_mode_with_foreign_keys_on_and_creates_its_directory(
     assert_eq!(foreign_keys, 1);
     db.close().await;
 }
+
+#[tokio::test]
+async fn a_sqlite_database_from_before_developer_ids_goes_on_after_its_highest_id() {
+    let test_db = TestDatabase::sqlite();
+    let db = Db::connect(&test_db.config()).await.expect("connect");
+    let toolwright::server::db::Pool::Sqlite(pool) = db.pool() else {
+        unreachable!("a SQLite database")
+    };
+    // The migrations before 0010, and developers 1 to 3.
+    let mut before = sqlx::migrate::Migrator::new(std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/migrations/sqlite"
+    )))
+    .await
+    .unwrap();
+    before.migrations = before
+        .migrations
+        .iter()
+        .filter(|m| m.version < 10)
+        .cloned()
+        .collect::<Vec<_>>()
+        .into();
+    before.run(pool).await.unwrap();
+    for email in ["a@example.com", "b@example.com", "c@example.com"] {
+        sqlx::query(
+            "INSERT INTO developers (email, password_hash, created_at) VALUES ($1, 'h', 0)",
+        )
+        .bind(email)
+        .execute(pool)
+        .await
+        .unwrap();
+    }
+
+    db.migrate().await.unwrap();
+    // The newest is deleted: its id is not given again.
+    sqlx::query("DELETE FROM developers WHERE id = 3")
+        .execute(pool)
+        .await
+        .unwrap();
+    let next = toolwright::server::repo::developers::create(&db, "d@example.com", "h", 1)
+        .await
+        .unwrap();
+    assert_eq!(next, 4);
+    db.close().await;
+}

@@ -26,14 +26,35 @@ pub async fn create(
     password_hash: &str,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
-    on_writer!(db, conn => sqlx::query_scalar::<_, i64>(
-        "INSERT INTO developers (email, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
-    )
-    .bind(email)
-    .bind(password_hash)
-    .bind(now_ms)
-    .fetch_one(conn)
-    .await)
+    // Sessions name their developer by id, so an id is never given twice:
+    // SQLite would give a deleted developer's id to the next one, and the
+    // ids come from a sequence that never repeats one (migration 0010).
+    // PostgreSQL's identity never does.
+    let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
+    on_writer!(db, conn => {
+        let mut tx = sqlx::Connection::begin(conn).await?;
+        let sql = if sqlite {
+            let id: i64 = sqlx::query_scalar("INSERT INTO developer_ids DEFAULT VALUES RETURNING id")
+                .fetch_one(&mut *tx)
+                .await?;
+            sqlx::query("DELETE FROM developer_ids").execute(&mut *tx).await?;
+            format!(
+                "INSERT INTO developers (id, email, password_hash, created_at) \
+                 VALUES ({id}, $1, $2, $3) RETURNING id"
+            )
+        } else {
+            "INSERT INTO developers (email, password_hash, created_at) VALUES ($1, $2, $3) RETURNING id"
+                .to_owned()
+        };
+        let id = sqlx::query_scalar::<_, i64>(&sql)
+            .bind(email)
+            .bind(password_hash)
+            .bind(now_ms)
+            .fetch_one(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(id)
+    })
 }
 
 pub async fn find_by_email(db: &Db, email: &str) -> Result<Option<DeveloperRecord>, sqlx::Error> {
