@@ -70,15 +70,10 @@ pub async fn login(email: String, password: String, next: Option<String>) -> Res
     // The attempt runs to its end in a task of its own: dropped half-way (its
     // client hung up), it would stay written but unfinished, counting against
     // its client address for the whole window whatever the password was.
-    let developer_id = tokio::spawn(auth::check_log_in(
-        state.db.clone(),
-        email,
-        client,
-        password,
-        now_ms(),
-    ))
-    .await
-    .map_err(context::internal)??;
+    let check = auth::check_log_in(state.db.clone(), email, client, password, now_ms());
+    let developer_id = tokio::spawn(tracing::Instrument::in_current_span(check))
+        .await
+        .map_err(context::internal)??;
 
     let session = context::session()?;
     // A new id at log-in: a session id planted before log-in is worthless after it.

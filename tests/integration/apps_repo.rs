@@ -225,3 +225,34 @@ async fn a_deleted_apps_id_is_never_given_to_a_new_app() {
         db.close().await;
     }
 }
+
+#[tokio::test]
+async fn an_app_added_by_hand_does_not_block_the_next_one() {
+    for test_db in TestDatabase::all().await {
+        let (db, alice, _) = open(&test_db).await;
+        let first = repo::apps::create(&db, &alice, &input("com.example.a", "A"), 1)
+            .await
+            .unwrap();
+        // An operator adds one with SQL: it takes the next id there is.
+        let by_hand: i64 = toolwright::on_db!(&db, pool => sqlx::query_scalar(
+            "INSERT INTO apps (owner_id, package_name, name, description, version, public_url, \
+             revision, created_at, updated_at) \
+             VALUES ($1, 'com.example.hand', 'Hand', '', '1.0.0', 'https://h.example.com', 1, 2, 2) \
+             RETURNING id",
+        )
+        .bind(alice.id)
+        .fetch_one(pool)
+        .await)
+        .unwrap();
+        assert!(by_hand > first);
+        let next = repo::apps::create(&db, &alice, &input("com.example.b", "B"), 3)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", test_db.label()));
+        assert!(
+            next > by_hand,
+            "{}: {next} after {by_hand}",
+            test_db.label()
+        );
+        db.close().await;
+    }
+}

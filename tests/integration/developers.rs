@@ -251,3 +251,31 @@ async fn login_failures_are_counted_per_email_and_client_and_cleared() {
         db.close().await;
     }
 }
+
+#[tokio::test]
+async fn a_developer_added_by_hand_does_not_block_the_next_sign_up() {
+    for test_db in TestDatabase::all().await {
+        let db = open(&test_db).await;
+        let first = repo::developers::create(&db, "a@example.com", "h", 1)
+            .await
+            .unwrap();
+        // An operator adds one with SQL: it takes the next id there is.
+        let by_hand: i64 = toolwright::on_db!(&db, pool => sqlx::query_scalar(
+            "INSERT INTO developers (email, password_hash, created_at) \
+             VALUES ('b@example.com', 'h', 2) RETURNING id",
+        )
+        .fetch_one(pool)
+        .await)
+        .unwrap();
+        assert!(by_hand > first);
+        let next = repo::developers::create(&db, "c@example.com", "h", 3)
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", test_db.label()));
+        assert!(
+            next > by_hand,
+            "{}: {next} after {by_hand}",
+            test_db.label()
+        );
+        db.close().await;
+    }
+}

@@ -78,10 +78,7 @@ pub async fn create(
     on_writer!(db, conn => {
         let mut tx = sqlx::Connection::begin(conn).await?;
         let sql = if sqlite {
-            let id: i64 = sqlx::query_scalar("INSERT INTO app_ids DEFAULT VALUES RETURNING id")
-                .fetch_one(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM app_ids").execute(&mut *tx).await?;
+            let id = next_sqlite_id!(tx, "apps", "app_ids").await?;
             format!(
                 "INSERT INTO apps (id, owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
                  VALUES ({id}, $1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id"

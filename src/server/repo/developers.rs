@@ -34,10 +34,7 @@ pub async fn create(
     on_writer!(db, conn => {
         let mut tx = sqlx::Connection::begin(conn).await?;
         let sql = if sqlite {
-            let id: i64 = sqlx::query_scalar("INSERT INTO developer_ids DEFAULT VALUES RETURNING id")
-                .fetch_one(&mut *tx)
-                .await?;
-            sqlx::query("DELETE FROM developer_ids").execute(&mut *tx).await?;
+            let id = next_sqlite_id!(tx, "developers", "developer_ids").await?;
             format!(
                 "INSERT INTO developers (id, email, password_hash, created_at) \
                  VALUES ({id}, $1, $2, $3) RETURNING id"

@@ -84,6 +84,36 @@ macro_rules! after_write {
     };
 }
 
+/// The id for a new row of `$table` on SQLite (`Result<i64>`), from
+/// `$sequence`, a table of one AUTOINCREMENT column (migrations 0007 and
+/// 0010): SQLite alone gives the next row the highest id once that row is
+/// deleted, and a sequence never hands out an id twice. Past the highest id
+/// in `$table` too, in case a row was added there some other way (by hand,
+/// say), so that the id is free. In `$tx`, whose rollback takes the id back.
+/// (Compiled for PostgreSQL too, where it is never run: identity columns
+/// never repeat an id.)
+macro_rules! next_sqlite_id {
+    ($tx:ident, $table:literal, $sequence:literal) => {
+        async {
+            let id: i64 = sqlx::query_scalar(concat!(
+                "INSERT INTO ",
+                $sequence,
+                " (id) VALUES (MAX(COALESCE((SELECT MAX(id) FROM ",
+                $table,
+                "), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '",
+                $sequence,
+                "'), 0)) + 1) RETURNING id"
+            ))
+            .fetch_one(&mut *$tx)
+            .await?;
+            sqlx::query(concat!("DELETE FROM ", $sequence))
+                .execute(&mut *$tx)
+                .await?;
+            Ok::<i64, sqlx::Error>(id)
+        }
+    };
+}
+
 /// Stores the tool bodies `$bodies` (`&[StoredTool]`) of app `$app_id`;
 /// those stored already are left as they are.
 macro_rules! store_tools {
