@@ -20,6 +20,8 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
     let copied = RwSignal::new(false);
     let create = ServerAction::<CreateApiKey>::new();
     let revoke = ServerAction::<RevokeApiKey>::new();
+    // `pending` makes a new memo at each call: once each, here.
+    let (creating, revoking) = (create.pending(), revoke.pending());
     let package = StoredValue::new(package_name.clone());
 
     let name_error = Signal::derive(move || match create.value().get() {
@@ -95,8 +97,8 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                 <div>
                     <button
                         type="submit"
-                        disabled=move || !hydrated.get() || create.pending().get()
-                        aria-busy=move || if create.pending().get() { "true" } else { "false" }
+                        disabled=move || !hydrated.get() || creating.get()
+                        aria-busy=move || if creating.get() { "true" } else { "false" }
                     >
                         "Create key"
                     </button>
@@ -156,7 +158,7 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                                                     type="button"
                                                     class="danger"
                                                     aria-label=format!("Revoke key {}", key.name)
-                                                    disabled=move || !hydrated.get() || revoke.pending().get()
+                                                    disabled=move || !hydrated.get() || revoking.get()
                                                     on:click=move |_| on_revoke(for_revoke.clone())
                                                 >
                                                     "Revoke"

@@ -215,6 +215,7 @@ fn AppDetailsForm(
 #[island]
 pub fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<DeleteApp>::new();
+    let deleting = action.pending();
     let error = form_error(action, initial_error);
     let confirm_error = field_message(error, "confirmation");
     let other_error = Signal::derive(move || {
@@ -250,8 +251,8 @@ pub fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> i
                 <button
                     type="submit"
                     class="danger"
-                    aria-busy=move || if action.pending().get() { "true" } else { "false" }
-                    disabled=move || action.pending().get()
+                    aria-busy=move || if deleting.get() { "true" } else { "false" }
+                    disabled=move || deleting.get()
                 >
                     "Delete app"
                 </button>

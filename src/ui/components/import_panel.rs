@@ -34,13 +34,13 @@ pub fn ImportPanel(package_name: String) -> impl IntoView {
             previewed.set(None);
         }
     });
+    // `pending` makes a new memo at each call: once each, here.
+    let (previewing, applying) = (preview.pending(), apply.pending());
     let can_apply = Signal::derive(move || {
         previewed.with(|p| p.as_ref().is_some_and(|(text, _)| *text == content.get()))
-            && !apply.pending().get()
+            && !applying.get()
     });
-    let busy = Signal::derive(move || {
-        preview.pending().get() || apply.pending().get() || file_loading.get()
-    });
+    let busy = Signal::derive(move || previewing.get() || applying.get() || file_loading.get());
 
     let on_file = move |ev: leptos::ev::Event| {
         file_error.set(None);
@@ -127,14 +127,14 @@ pub fn ImportPanel(package_name: String) -> impl IntoView {
                     type="submit"
                     class="primary"
                     disabled=move || !hydrated.get() || busy.get()
-                    aria-busy=move || if preview.pending().get() { "true" } else { "false" }
+                    aria-busy=move || if previewing.get() { "true" } else { "false" }
                 >
                     "Preview import"
                 </button>
                 <button
                     type="button"
                     disabled=move || !hydrated.get() || !can_apply.get()
-                    aria-busy=move || if apply.pending().get() { "true" } else { "false" }
+                    aria-busy=move || if applying.get() { "true" } else { "false" }
                     on:click=on_apply
                 >
                     "Apply import"

@@ -35,6 +35,8 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
     let attempted = RwSignal::new(false);
     let copied = RwSignal::new(None::<String>);
     let send = ServerAction::<SendToolCall>::new();
+    // `pending` makes a new memo at each call: once, here.
+    let sending = send.pending();
 
     // The call as it stands, live: what fits so far, and what is still wrong.
     let drafted = Memo::new(move |_| {
@@ -134,8 +136,8 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
                     type="button"
                     class="primary"
                     on:click=on_send
-                    disabled=move || !hydrated.get() || send.pending().get()
-                    aria-busy=move || if send.pending().get() { "true" } else { "false" }
+                    disabled=move || !hydrated.get() || sending.get()
+                    aria-busy=move || if sending.get() { "true" } else { "false" }
                 >
                     "Send to app"
                 </button>
