@@ -207,9 +207,12 @@ pub fn ToolEditor(
     let save = ServerAction::<SaveTool>::new();
     let delete = ServerAction::<DeleteTool>::new();
     let reload = ServerAction::<GetTools>::new();
-    // `pending` makes a new memo at each call: once each, here.
-    let (saving, deleting, reloading) = (save.pending(), delete.pending(), reload.pending());
-    let busy = Signal::derive(move || saving.get() || deleting.get() || reloading.get());
+    // Not `let saving = save.pending()` once, as the other forms do: taken
+    // here, the pending memos pulled 53 KB of code the lazy chunks share into
+    // the main wasm (the app page's first load), for a few memos saved.
+    let busy = Signal::derive(move || {
+        save.pending().get() || delete.pending().get() || reload.pending().get()
+    });
 
     // The DOM id of the input an error key belongs to.
     let input_for = move |field: &str| -> String {
@@ -439,7 +442,7 @@ pub fn ToolEditor(
                 <button
                     type="submit"
                     class="primary"
-                    aria-busy=move || if saving.get() { "true" } else { "false" }
+                    aria-busy=move || if save.pending().get() { "true" } else { "false" }
                     disabled=move || busy.get()
                 >
                     "Save tool"
@@ -454,7 +457,7 @@ pub fn ToolEditor(
                                 type="button"
                                 class="danger push-end"
                                 on:click=on_delete
-                                aria-busy=move || if deleting.get() { "true" } else { "false" }
+                                aria-busy=move || if delete.pending().get() { "true" } else { "false" }
                                 disabled=move || busy.get()
                             >
                                 "Delete tool"
