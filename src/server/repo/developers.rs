@@ -26,10 +26,10 @@ pub async fn create(
     password_hash: &str,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
-    // Sessions name their developer by id, so an id is never given twice:
-    // SQLite would give a deleted developer's id to the next one, and the
-    // ids come from a sequence that never repeats one (migration 0010).
-    // PostgreSQL's identity never does.
+    // Sessions name their developer by id, so an id must never be given
+    // twice. SQLite would give a deleted developer's id to the next one:
+    // there, ids come from a sequence that never repeats one (migration
+    // 0010). PostgreSQL's identity never repeats one by itself.
     let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
     on_writer!(db, conn => {
         let mut tx = sqlx::Connection::begin(conn).await?;

@@ -76,7 +76,7 @@ pub fn digest_list(digests: &[ToolDigest]) -> String {
             list.push_str(digest);
             list.push('"');
         } else {
-            // Not one of ours (read back from an older revision, say).
+            // Never one of ours (they are hex), but written correctly all the same.
             list.push_str(&serde_json::Value::from(digest.as_str()).to_string());
         }
     }
