@@ -18,6 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from html.parser import HTMLParser
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -168,8 +169,8 @@ def main():
 
         log("measuring the first load of the app page")
         first_load = {}
-        html, _ = fetch("/console/apps/bench.app00", {"Cookie": cookie})
-        assets = first_load_assets(html.decode())
+        plain_html, _ = fetch("/console/apps/bench.app00", {"Cookie": cookie})
+        assets = first_load_assets(plain_html.decode())
         first_load["assets"] = assets
         for encoding in ("gzip", "br"):
             html, _ = fetch("/console/apps/bench.app00", {"Cookie": cookie, "Accept-Encoding": encoding})
@@ -180,6 +181,10 @@ def main():
                 first_load[f"{asset}:{encoding}"] = (len(content), headers.get("Content-Encoding", "identity"))
             first_load[encoding] = total
             first_load[f"html:{encoding}"] = len(html)
+        # The islands that wake once approached: what their first approach fetches.
+        woken = first_load_assets(plain_html.decode(), deferred=True)
+        first_load["woken"] = woken
+        first_load["woken:gzip"] = sum(len(fetch(chunk, {"Accept-Encoding": "gzip"})[0]) for chunk in woken)
         other_pages = {}
         for page in ("/", "/login", "/console/apps/new", "/console/apps/bench.app00/export",
                      "/console/apps/bench.app00/import", "/console/apps/bench.app00/tools/tool_000/try"):
@@ -201,10 +206,38 @@ def main():
     write_report(results, first_load, raw, rss_kb)
 
 
-def first_load_assets(html):
+class Islands(HTMLParser):
+    """The islands of a page (their `data-component`), each marked whether it
+    is inside an element that defers them until it is approached
+    (`data-hydrate="on-interaction"`, src/ui/islands.rs)."""
+
+    VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+    def __init__(self, html):
+        super().__init__()
+        self.open = []  # for each open element: does it defer its islands?
+        self.found = {}  # component -> deferred
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        deferred = any(self.open) or attrs.get("data-hydrate") == "on-interaction"
+        if tag == "leptos-island" and attrs.get("data-component"):
+            self.found[attrs["data-component"]] = deferred
+        if tag not in self.VOID:
+            self.open.append(deferred)
+
+    def handle_endtag(self, tag):
+        if tag not in self.VOID and self.open:
+            self.open.pop()
+
+
+def first_load_assets(html, deferred=False):
     """What a browser fetches to show and hydrate a page: the bundle's JS
     (and the split loader it imports), its wasm and CSS, and the chunks of
-    every lazily loaded island on the page (from the split manifest)."""
+    every lazily loaded island on the page (from the split manifest) that
+    wakes at load. With `deferred`, the chunks of the islands that wake only
+    once approached, instead."""
     assets = ["/pkg/toolwright.js", "/pkg/toolwright.wasm", "/pkg/toolwright.css"]
     script, _ = fetch("/pkg/toolwright.js")
     loaders = sorted({f"/pkg/{name}" for name in re.findall(r'"\./(__wasm_split[^"]*\.js)"', script.decode())})
@@ -213,15 +246,24 @@ def first_load_assets(html):
     if loaders and not manifest_path.exists():
         sys.exit(f"the bundle is split but {manifest_path} is missing")
     manifest = json.loads(manifest_path.read_text()) if loaders else {}
-    chunks = set()
-    # An island is rendered as <leptos-island data-component="AppEditor_1234…">;
-    # a lazy one's code is the manifest entry "app_editor_loader_5678…".
-    for island in set(re.findall(r'data-component="([A-Za-z0-9]+)_\d+"', html)):
-        snake = re.sub(r"(?<!^)(?=[A-Z])", "_", island).lower()
-        for key, files in manifest.items():
-            if key.startswith(f"{snake}_loader_"):
-                chunks.update(files)
-    return assets + sorted(f"/pkg/{chunk}.wasm" for chunk in chunks)
+
+    def chunks_of(islands):
+        chunks = set()
+        # An island is rendered as <leptos-island data-component="AppEditor_1234…">;
+        # a lazy one's code is the manifest entry "app_editor_loader_5678…".
+        for island in islands:
+            snake = re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"_\d+$", "", island)).lower()
+            for key, files in manifest.items():
+                if key.startswith(f"{snake}_loader_"):
+                    chunks.update(files)
+        return chunks
+
+    found = Islands(html).found
+    at_load = chunks_of(island for island, later in found.items() if not later)
+    if deferred:
+        later = chunks_of(island for island, later in found.items() if later) - at_load
+        return sorted(f"/pkg/{chunk}.wasm" for chunk in later)
+    return assets + sorted(f"/pkg/{chunk}.wasm" for chunk in at_load)
 
 
 def ratio(a, b):
@@ -303,6 +345,11 @@ def write_report(results, first_load, raw, rss_kb):
         g, b = first_load[f"{asset}:gzip"], first_load[f"{asset}:br"]
         lines.append(f"| `{asset}` | {kb(g[0])} ({g[1]}) | {kb(b[0])} ({b[1]}) |")
     lines += [
+        "",
+        f"Not part of the first load: the app's editor (details and tools, `AppEditor`) wakes when the pointer, a "
+        f"touch or the focus first comes to it, and then fetches {len(first_load['woken'])} chunk files, "
+        f"{kb(first_load['woken:gzip'])} gzip (first load and that: {kb(gz + first_load['woken:gzip'])} gzip). "
+        "Opening the tool editor fetches its own chunks besides.",
         "",
         "First load of the other pages (HTML and everything it fetches to hydrate, gzip):",
         "",

@@ -2,6 +2,7 @@
 
 use crate::ui::{
     components::site_header::SiteHeader,
+    islands::IslandScripts,
     pages::{
         app_page::AppPage,
         auth::{LoginPage, SignupPage},
@@ -35,7 +36,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="stylesheet" href="/pkg/toolwright.css"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options islands=true/>
+                <IslandScripts options/>
                 <MetaTags/>
             </head>
             <body>

@@ -1,4 +1,4 @@
-import { test, expect } from "@playwright/test";
+import { test, expect, type Page } from "@playwright/test";
 import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
@@ -233,25 +233,74 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(toolCard(page, "keyboard_tool").getByRole("button", { name: "Edit" })).toBeFocused();
   });
 
-  test("the editor's code is fetched only once the tools are approached", async ({ page }) => {
-    // It is a chunk of its own (cargo leptos build --split), outside the page's first load.
+  test("the app's editor wakes only once approached, and the click that woke it counts", async ({ page }) => {
+    // Its code (details and tools) is fetched on the first approach, not with
+    // the page (src/ui/islands.rs); the page's other islands wake at load.
     const fetched: string[] = [];
     page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
-    // The pointer out of the way: over the tools, it would fetch the editor.
     await page.mouse.move(0, 0);
     await page.reload();
-    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
     await page.waitForLoadState("networkidle");
     expect(fetched.some((path) => path.endsWith("/pkg/toolwright.wasm"))).toBe(true);
-    expect(fetched.filter((path) => path.includes("lazy_tool_editor"))).toEqual([]);
+    expect(fetched.filter((path) => path.endsWith(".wasm") && !path.endsWith("/pkg/toolwright.wasm"))).toEqual([]);
+    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
 
-    const chunk = page.waitForRequest((request) => request.url().includes("lazy_tool_editor"));
-    await toolsSection(page).getByRole("button", { name: "Add tool" }).focus();
-    await chunk;
-    await page.keyboard.press("Enter");
+    // The code arrives only when let through: the click waits for it.
+    const release = holdChunks(page);
+    await toolsSection(page).getByRole("button", { name: "Add tool" }).click();
+    await expect.poll(() => fetched.filter((path) => path.endsWith(".wasm")).length).toBeGreaterThan(1);
+    await expect(editor(page)).toHaveCount(0);
+    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
+    release();
     await expect(editor(page).getByLabel("Tool ID")).toBeVisible();
+    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
+    await expectNoSeriousA11yViolations(page);
+  });
+
+  test("the app's details saved before its editor wakes are saved in place", async ({ page }) => {
+    await page.mouse.move(0, 0);
+    await page.reload();
+    await page.waitForLoadState("networkidle");
+    const release = holdChunks(page);
+    await page.evaluate(() => ((window as unknown as { samePage: boolean }).samePage = true));
+    const details = page.getByRole("form", { name: "App details" });
+    await details.getByLabel("Name", { exact: true }).fill("Todo Plus");
+    await details.getByLabel("Name", { exact: true }).press("Enter");
+    release();
+    await expect(page.getByRole("status")).toHaveText("Saved.");
+    // Saved by the island, not by a form post and a new page.
+    expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(true);
+    await page.reload();
+    await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Todo Plus");
+  });
+
+  test("when the app's editor cannot wake, its details still save, as a form post", async ({ page }) => {
+    await page.mouse.move(0, 0);
+    await page.reload();
+    await page.waitForLoadState("networkidle");
+    await page.route(/\/pkg\/.+\.wasm$/, (route) => route.abort());
+    const details = page.getByRole("form", { name: "App details" });
+    await details.getByLabel("Name", { exact: true }).fill("Todo Offline");
+    await details.getByRole("button", { name: "Save app" }).click();
+    await expect(page).toHaveURL(/\?saved=1$/);
+    await expect(page.getByRole("status")).toHaveText("Saved.");
+    await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Todo Offline");
   });
 });
+
+/**
+ * Holds back the page's wasm chunks (the code of lazy islands) until the
+ * returned function is called.
+ */
+function holdChunks(page: Page): () => void {
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  void page.route(/\/pkg\/.+\.wasm$/, async (route) => {
+    await released;
+    await route.continue();
+  });
+  return release;
+}
 
 test("without JavaScript the tools are listed and the page says editing needs it", async ({ page, browser }) => {
   test.skip(test.info().project.name !== "no-js", "about the page without JavaScript");
@@ -269,4 +318,7 @@ test("without JavaScript the tools are listed and the page says editing needs it
   await page.goto(`/console/apps/${packageName}`);
   await expect(toolCard(page, "add_todo")).toContainText("Add a new to-do item");
   await expect(page.getByText("Adding and editing tools needs JavaScript")).toBeVisible();
+  // Its buttons would do nothing here: they are not shown.
+  await expect(toolsSection(page).getByRole("button", { name: "Add tool" })).toBeHidden();
+  await expect(toolCard(page, "add_todo").getByRole("button", { name: "Edit" })).toBeHidden();
 });

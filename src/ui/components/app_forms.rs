@@ -88,8 +88,10 @@ pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
 }
 
 /// The app's page: its details and its AI tools, in one island because both
-/// edit the app and share its revision.
-#[island]
+/// edit the app and share its revision. Lazy, and woken on the page when
+/// first approached (`ui::islands`): until then it is server HTML whose
+/// forms post without JavaScript.
+#[island(lazy)]
 pub fn AppEditor(
     app: AppDetails,
     tools: Vec<ToolSummary>,

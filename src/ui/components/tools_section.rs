@@ -290,8 +290,7 @@ pub fn ToolsSection(
                 <button
                     type="button"
                     id="tools-add"
-                    class="primary"
-                    disabled=move || !hydrated.get()
+                    class="primary needs-js"
                     on:click=move |_| {
                         notice.set(None);
                         editing.set(Some(Editing::New));
@@ -300,9 +299,9 @@ pub fn ToolsSection(
                     "Add tool"
                 </button>
             </div>
-            <Show when=move || !hydrated.get()>
-                <p class="hint">"Adding and editing tools needs JavaScript; everything else works without it."</p>
-            </Show>
+            // Before the island wakes, its buttons wake it (ui::islands). Without
+            // JavaScript they are hidden and this says why (`no-js`, style/main.css).
+            <p class="hint no-js">"Adding and editing tools needs JavaScript; everything else works without it."</p>
             <FormAlert message=alert_message/>
             <Show when=move || is_conflict.get()>
                 <p>
@@ -363,7 +362,6 @@ pub fn ToolsSection(
                                             package=package.get_value()
                                             tool
                                             position
-                                            hydrated
                                             opening=is_opening
                                             on_edit
                                             on_move
@@ -391,7 +389,6 @@ fn ToolCard(
     package: String,
     tool: ToolSummary,
     position: Memo<(Option<usize>, usize)>,
-    hydrated: RwSignal<bool>,
     /// "Edit" is fetching this tool.
     #[prop(into)]
     opening: Signal<bool>,
@@ -423,18 +420,18 @@ fn ToolCard(
                 <div class="card-actions">
                     <button
                         type="button"
-                        class="icon"
+                        class="icon needs-js"
                         aria-label=up_label
-                        disabled=move || !hydrated.get() || first() || busy.get()
+                        disabled=move || first() || busy.get()
                         on:click=move |_| on_move.run((up_id.clone(), MoveDirection::Up))
                     >
                         "↑"
                     </button>
                     <button
                         type="button"
-                        class="icon"
+                        class="icon needs-js"
                         aria-label=down_label
-                        disabled=move || !hydrated.get() || last() || busy.get()
+                        disabled=move || last() || busy.get()
                         on:click=move |_| on_move.run((down_id.clone(), MoveDirection::Down))
                     >
                         "↓"
@@ -443,7 +440,7 @@ fn ToolCard(
                     <button
                         type="button"
                         id=format!("tool-{key}-edit")
-                        disabled=move || !hydrated.get()
+                        class="needs-js"
                         aria-busy=move || if opening.get() { "true" } else { "false" }
                         on:click=move |_| on_edit.run((key, edit_id.clone()))
                     >

@@ -7,6 +7,7 @@ use crate::{
         form::url_error,
         status_page::AppErrorView,
     },
+    ui::islands::ON_INTERACTION,
     ui::pages::data::page_view,
 };
 use leptos::prelude::*;
@@ -60,12 +61,16 @@ pub fn AppPage() -> impl IntoView {
                                             <a class="button" href=format!("{base}/history")>"History"</a>
                                         </nav>
                                     </div>
-                                    <AppEditor
-                                        app
-                                        tools
-                                        notice
-                                        initial_error=save_error
-                                    />
+                                    // Woken when first approached: its code is most
+                                    // of the page's wasm (src/ui/islands.rs).
+                                    <div data-hydrate=ON_INTERACTION>
+                                        <AppEditor
+                                            app
+                                            tools
+                                            notice
+                                            initial_error=save_error
+                                        />
+                                    </div>
                                     <ApiKeysSection package_name=package.clone() keys/>
                                     <section class="card stack danger-zone" aria-labelledby="delete-title">
                                         <h2 id="delete-title">"Delete this app"</h2>
