@@ -183,8 +183,11 @@ def main():
             first_load[f"html:{encoding}"] = len(html)
         # The islands that wake once approached: what their first approach fetches.
         woken = first_load_assets(plain_html.decode(), deferred=True)
-        first_load["woken"] = woken
-        first_load["woken:gzip"] = sum(len(fetch(chunk, {"Accept-Encoding": "gzip"})[0]) for chunk in woken)
+        gzipped = {chunk: len(fetch(chunk, {"Accept-Encoding": "gzip"})[0])
+                   for chunks in woken.values() for chunk in chunks}
+        first_load["woken"] = {island: (len(chunks), sum(gzipped[c] for c in chunks))
+                               for island, chunks in woken.items()}
+        first_load["woken:all"] = (len(gzipped), sum(gzipped.values()))
         other_pages = {}
         for page in ("/", "/login", "/console/apps/new", "/console/apps/bench.app00/export",
                      "/console/apps/bench.app00/import", "/console/apps/bench.app00/tools/tool_000/try"):
@@ -261,8 +264,9 @@ def first_load_assets(html, deferred=False):
     found = Islands(html).found
     at_load = chunks_of(island for island, later in found.items() if not later)
     if deferred:
-        later = chunks_of(island for island, later in found.items() if later) - at_load
-        return sorted(f"/pkg/{chunk}.wasm" for chunk in later)
+        # Each island that waits, by name, with the chunks its waking fetches.
+        return {re.sub(r"_\d+$", "", island): sorted(f"/pkg/{chunk}.wasm" for chunk in chunks_of([island]) - at_load)
+                for island, later in sorted(found.items()) if later}
     return assets + sorted(f"/pkg/{chunk}.wasm" for chunk in at_load)
 
 
@@ -346,9 +350,11 @@ def write_report(results, first_load, raw, rss_kb):
         lines.append(f"| `{asset}` | {kb(g[0])} ({g[1]}) | {kb(b[0])} ({b[1]}) |")
     lines += [
         "",
-        f"Not part of the first load: the app's editor (details and tools, `AppEditor`) wakes when the pointer, a "
-        f"touch or the focus first comes to it, and then fetches {len(first_load['woken'])} chunk files, "
-        f"{kb(first_load['woken:gzip'])} gzip (first load and that: {kb(gz + first_load['woken:gzip'])} gzip). "
+        "Not part of the first load: the page's islands wake when the pointer, a touch or the focus first comes to "
+        "each (src/ui/islands.js), and only then fetch their code — "
+        + "; ".join(f"`{island}` {n} chunk files, {kb(size)} gzip" for island, (n, size) in first_load["woken"].items())
+        + f" (all of them: {first_load['woken:all'][0]} files, {kb(first_load['woken:all'][1])} gzip, code they "
+        f"share fetched once; first load and all of them: {kb(gz + first_load['woken:all'][1])} gzip). "
         "Opening the tool editor fetches its own chunks besides.",
         "",
         "First load of the other pages (HTML and everything it fetches to hydrate, gzip):",
@@ -375,19 +381,18 @@ def write_report(results, first_load, raw, rss_kb):
         "the resources they read, and built the whole page in that walk whenever its data had arrived by then (a "
         "fifth of the page's instructions); pages read no resources, and their data wait to be awaited for real "
         "(src/ui/pages/data.rs).",
-        "- Bundle: the islands of the other pages (log-in, sign-up, new app, export, import, try, the landing page's "
-        "preview) are lazy — split into chunks of their own (`cargo leptos build --split`) that only their pages "
-        "fetch. The app page's islands stay in the main wasm, but for the tool editor: a chunk fetched once the "
-        "pointer or the focus comes to the tools, not part of the first load. Where the main wasm goes (each variant "
-        "built, split and optimised as `make bench` does, gzip -9): the Leptos runtime every page loads is 217 KB raw, "
-        "89 KB gzip (the main wasm with every island lazy); the rest is the app page's islands — details and tools "
-        "(`AppEditor`), `ApiKeysSection` (94 KB raw, 30 KB gzip) and `DeleteAppForm` (22 KB, 8 KB) — and the client "
-        "side of their seven server functions, mostly generic code instantiated per view and per type (rendering, "
-        "effects, serde_json decoders). Making those islands lazy too costs more than it saves: the app page then "
-        "fetches 128 chunk files, 446 KB gzip in all (code the islands share is split finely, and wasm-opt cannot "
-        "optimise across files). wasm-opt's further passes (`--converge`, `-Oz` twice, `--gufa`, `--flatten "
-        "--rereloop`) save under 1%. The 210 KB target would take hydrating the tools on demand, as the editor is, "
-        "rather than at load.",
+        "- Bundle: every island is lazy — split into chunks of its own (`cargo leptos build --split`) that only its "
+        "pages fetch — so the main wasm is the Leptos runtime and what the loader needs. The app page's islands (the "
+        "app's editor, its API keys, its deletion) go further: each wakes only when the pointer, a touch or the focus "
+        "first comes to it (src/ui/islands.js; a click or a submit before then is held and replayed once it is awake), "
+        "and the tool editor is a chunk of its own, fetched once the tools are approached. Before this, the app page "
+        "woke its islands at load from the main wasm (314 KB gzip first load): the Leptos runtime every page loads is "
+        "217 KB raw, 89 KB gzip, and the rest was the islands and the client side of their server functions, mostly "
+        "generic code instantiated per view and per type (rendering, effects, serde_json decoders). Lazy islands all "
+        "woken at load cost more than they save (128 chunk files, 446 KB gzip: code the islands share is split "
+        "finely, and wasm-opt cannot optimise across files), so the price of waking on approach is paid by the "
+        "developer who uses an island, once per page load, in many small files. wasm-opt's further passes "
+        "(`--converge`, `-Oz` twice, `--gufa`, `--flatten --rereloop`) save under 1%.",
         "- `/healthz` is driven flat out (wrk, 4 connections) both idle and while 8 clients log in without a pause "
         "(each log-in one argon2id hash of 19 MiB), so on 2 cores its p99 is mostly queueing for the CPU. Hashes run "
         "off the async runtime on one thread (one fewer than the cores) at nice 10. Run to run the ratio goes from "

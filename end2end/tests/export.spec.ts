@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createTodoApp } from "../fixtures/apps";
+import { holdChunks, openUntouched } from "../fixtures/islands";
 
 const FORMATS: Array<[string, string, string]> = [
   ["mentra", "app_config.json", '"publicUrl": "https://todo.example.com"'],
@@ -133,4 +134,27 @@ test("API keys: create one, see it once, use it, revoke it @js-only", async ({ p
   await expect(keys.getByText("No keys yet.")).toBeVisible();
   const refused = await request.get(`/api/v1/apps/${packageName}/config`, { headers: { authorization: `Bearer ${key}` } });
   expect(refused.status()).toBe(401);
+});
+
+test("API keys: a name typed before the section wakes is kept @js-only", async ({ page }) => {
+  await signUp(page);
+  const packageName = await createTodoApp(page);
+  await openUntouched(page, `/console/apps/${packageName}`);
+  const release = await holdChunks(page);
+  const keys = page.getByRole("region", { name: "API keys" });
+  await keys.getByLabel("Key name").fill("Deploy");
+  await keys.getByLabel("Key name").press("Enter");
+  release();
+  await expect(keys.getByRole("cell", { name: "Deploy", exact: true })).toBeVisible();
+  await expect(keys.getByLabel("Key name")).toHaveValue("");
+});
+
+test("API keys need JavaScript, and say so without it", async ({ page }) => {
+  test.skip(test.info().project.name !== "no-js", "about the page without JavaScript");
+  await signUp(page);
+  const packageName = await createTodoApp(page);
+  await page.goto(`/console/apps/${packageName}`);
+  const keys = page.getByRole("region", { name: "API keys" });
+  await expect(keys.getByText("Creating and revoking keys needs JavaScript.")).toBeVisible();
+  await expect(keys.getByRole("button", { name: "Create key" })).toBeHidden();
 });

@@ -2,9 +2,10 @@ import { test, expect, type Page } from "@playwright/test";
 import * as path from "node:path";
 import * as fs from "node:fs";
 import * as os from "node:os";
-import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
+import { holdChunks } from "../fixtures/islands";
 import { toolCard, toolsSection } from "../fixtures/tools";
 
 const fixtures = path.resolve(__dirname, "../../tests/fixtures");
@@ -78,6 +79,19 @@ test.describe("import @js-only", () => {
     await page.getByRole("button", { name: "Preview import" }).click();
     await expect(page.getByRole("alert")).toContainText("is not valid JSON");
     await expect(page.getByRole("alert")).toContainText("line 1, column");
+  });
+
+  test("text put in before the import wakes is kept", async ({ page }) => {
+    const packageName = await openImport(page);
+    const release = await holdChunks(page);
+    await page.goto(`/console/apps/${packageName}/import`);
+    const text = fs.readFileSync(path.join(fixtures, "tpa_config.todo-example.json"), "utf8");
+    await page.getByLabel("Config JSON").fill(text);
+    release();
+    await waitForHydration(page, "form[data-hydrated]");
+    await expect(page.getByLabel("Config JSON")).toHaveValue(text);
+    await page.getByRole("button", { name: "Preview import" }).click();
+    await expect(page.getByRole("button", { name: "Apply import" })).toBeEnabled();
   });
 
   test("editing the text after a preview needs a new preview before applying", async ({ page }) => {

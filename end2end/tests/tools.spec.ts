@@ -1,7 +1,8 @@
-import { test, expect, type Page } from "@playwright/test";
+import { test, expect } from "@playwright/test";
 import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
+import { holdChunks, openUntouched } from "../fixtures/islands";
 import { addTool, editor, fillParameter, parameter, toolCard, toolsSection } from "../fixtures/tools";
 
 // The tool editor is an island: these run hydrated only.
@@ -235,18 +236,16 @@ test.describe("the AI Tools editor @js-only", () => {
 
   test("the app's editor wakes only once approached, and the click that woke it counts", async ({ page }) => {
     // Its code (details and tools) is fetched on the first approach, not with
-    // the page (src/ui/islands.rs); the page's other islands wake at load.
+    // the page (src/ui/islands.rs); so is that of the page's other islands.
     const fetched: string[] = [];
     page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
-    await page.mouse.move(0, 0);
-    await page.reload();
-    await page.waitForLoadState("networkidle");
+    await openUntouched(page, page.url());
     expect(fetched.some((path) => path.endsWith("/pkg/toolwright.wasm"))).toBe(true);
     expect(fetched.filter((path) => path.endsWith(".wasm") && !path.endsWith("/pkg/toolwright.wasm"))).toEqual([]);
     await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
 
     // The code arrives only when let through: the click waits for it.
-    const release = holdChunks(page);
+    const release = await holdChunks(page);
     await toolsSection(page).getByRole("button", { name: "Add tool" }).click();
     await expect.poll(() => fetched.filter((path) => path.endsWith(".wasm")).length).toBeGreaterThan(1);
     await expect(editor(page)).toHaveCount(0);
@@ -258,10 +257,8 @@ test.describe("the AI Tools editor @js-only", () => {
   });
 
   test("the app's details saved before its editor wakes are saved in place", async ({ page }) => {
-    await page.mouse.move(0, 0);
-    await page.reload();
-    await page.waitForLoadState("networkidle");
-    const release = holdChunks(page);
+    await openUntouched(page, page.url());
+    const release = await holdChunks(page);
     await page.evaluate(() => ((window as unknown as { samePage: boolean }).samePage = true));
     const details = page.getByRole("form", { name: "App details" });
     await details.getByLabel("Name", { exact: true }).fill("Todo Plus");
@@ -275,9 +272,7 @@ test.describe("the AI Tools editor @js-only", () => {
   });
 
   test("when the app's editor cannot wake, its details still save, as a form post", async ({ page }) => {
-    await page.mouse.move(0, 0);
-    await page.reload();
-    await page.waitForLoadState("networkidle");
+    await openUntouched(page, page.url());
     await page.route(/\/pkg\/.+\.wasm$/, (route) => route.abort());
     const details = page.getByRole("form", { name: "App details" });
     await details.getByLabel("Name", { exact: true }).fill("Todo Offline");
@@ -287,20 +282,6 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Todo Offline");
   });
 });
-
-/**
- * Holds back the page's wasm chunks (the code of lazy islands) until the
- * returned function is called.
- */
-function holdChunks(page: Page): () => void {
-  let release!: () => void;
-  const released = new Promise<void>((resolve) => (release = resolve));
-  void page.route(/\/pkg\/.+\.wasm$/, async (route) => {
-    await released;
-    await route.continue();
-  });
-  return release;
-}
 
 test("without JavaScript the tools are listed and the page says editing needs it", async ({ page, browser }) => {
   test.skip(test.info().project.name !== "no-js", "about the page without JavaScript");

@@ -87,8 +87,10 @@
       for (const [target, submitter] of held) {
         if (!target.isConnected) continue;
         if (target instanceof HTMLFormElement) {
-          // Without its island, the form posts as it does without JavaScript.
-          target.requestSubmit(submitter?.isConnected ? submitter : undefined);
+          // Without its island, a form that posts without JavaScript does.
+          if (ok || target.hasAttribute("action")) {
+            target.requestSubmit(submitter?.isConnected ? submitter : undefined);
+          }
         } else if (ok && !target.disabled) {
           target.click();
         }

@@ -2,15 +2,21 @@
 //! islands, but for one thing — islands inside an element marked
 //! `data-hydrate="on-interaction"` wake when the pointer, a touch or the
 //! focus first comes to it, rather than at load (see `islands.js`). The app
-//! page's editor is such an island: its code is most of the page's wasm, and
-//! a page that is only looked at never needs it.
+//! page's islands (its editor, API keys and deletion) are such: their code is
+//! most of what the page would fetch, and a page that is only looked at never
+//! needs it. Such an island must keep what was typed into it before it woke:
+//! it reads its fields' values from the page (plain attributes and form
+//! data, or a `NodeRef`), never sets them from a signal when waking (a
+//! `prop:value` does).
 
 use leptos::prelude::*;
 
 /// The attribute and value that defer the islands inside an element.
 pub const ON_INTERACTION: &str = "on-interaction";
 
-/// In the `<head>`: preloads the bundle and runs the island loader.
+/// In the `<head>`: preloads the bundle and runs the island loader. Unlike
+/// `HydrationScripts` it does not read content-hashed file names: the
+/// console's build does not hash them (`hash-files` is off).
 #[component]
 pub fn IslandScripts(options: LeptosOptions) -> impl IntoView {
     // Islands are rendered as server HTML, not as hydration markers (what

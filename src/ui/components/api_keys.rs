@@ -10,12 +10,14 @@ use crate::{
 };
 use leptos::{ev::SubmitEvent, prelude::*};
 
-#[island]
+/// Lazy, and woken on the app page when first approached (`ui::islands`):
+/// until then its buttons wake it, and a key name typed before is kept (the
+/// field is read when the form is sent, not bound to a signal that would
+/// empty it on waking).
+#[island(lazy)]
 pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl IntoView {
-    let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
     let keys = RwSignal::new(keys);
-    let name = RwSignal::new(String::new());
+    let name_field = NodeRef::<leptos::html::Input>::new();
     let new_key = RwSignal::new(None::<String>);
     let copied = RwSignal::new(false);
     let create = ServerAction::<CreateApiKey>::new();
@@ -34,7 +36,9 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
             keys.set(made.keys);
             new_key.set(Some(made.key));
             copied.set(false);
-            name.set(String::new());
+            if let Some(field) = name_field.get_untracked() {
+                field.set_value("");
+            }
             alert.set(None);
         }
         Some(Err(AppError::Validation(_))) => {}
@@ -52,9 +56,12 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
 
     let on_submit = move |ev: SubmitEvent| {
         ev.prevent_default();
+        let Some(field) = name_field.get_untracked() else {
+            return;
+        };
         create.dispatch(CreateApiKey {
             package_name: package.get_value(),
-            name: name.get_untracked(),
+            name: field.value(),
         });
     };
     let on_revoke = move |key: ApiKeySummary| {
@@ -80,15 +87,17 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                 ". Any export format works; keys only read."
             </p>
             <FormAlert message=alert/>
-            <form class="inline-fields" aria-label="New API key" on:submit=on_submit novalidate>
+            // Without JavaScript the form and the revoke buttons are hidden
+            // (`needs-js`, style/main.css) and this says why.
+            <p class="hint no-js">"Creating and revoking keys needs JavaScript."</p>
+            <form class="inline-fields needs-js" aria-label="New API key" on:submit=on_submit novalidate>
                 <div class="field">
                     <label for="key-name">"Key name"</label>
                     <input
                         id="key-name"
                         type="text"
                         autocomplete="off"
-                        prop:value=move || name.get()
-                        on:input=move |ev| name.set(event_target_value(&ev))
+                        node_ref=name_field
                         aria-describedby="key-name-error"
                         aria-invalid=move || if name_error.get().is_some() { "true" } else { "false" }
                     />
@@ -97,7 +106,7 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                 <div>
                     <button
                         type="submit"
-                        disabled=move || !hydrated.get() || creating.get()
+                        disabled=move || creating.get()
                         aria-busy=move || if creating.get() { "true" } else { "false" }
                     >
                         "Create key"
@@ -156,9 +165,9 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                                             <td>
                                                 <button
                                                     type="button"
-                                                    class="danger"
+                                                    class="danger needs-js"
                                                     aria-label=format!("Revoke key {}", key.name)
-                                                    disabled=move || !hydrated.get() || revoking.get()
+                                                    disabled=move || revoking.get()
                                                     on:click=move |_| on_revoke(for_revoke.clone())
                                                 >
                                                     "Revoke"

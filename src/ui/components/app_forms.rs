@@ -214,7 +214,9 @@ fn AppDetailsForm(
     }
 }
 
-#[island]
+/// Lazy, and woken on the app page when first approached (`ui::islands`);
+/// until then it is a plain form post.
+#[island(lazy)]
 pub fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<DeleteApp>::new();
     let deleting = action.pending();

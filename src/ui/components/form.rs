@@ -179,3 +179,24 @@ pub fn Notice(
     let class = if sticky { "notice sticky" } else { "notice" };
     view! { <p class=class role="status">{move || message.get()}</p> }
 }
+
+/// The value of the page's field `id` as its island wakes: what was typed
+/// into it before then, if anything. An island that sets the field from a
+/// signal (`prop:value`) starts the signal from this, or waking would empty
+/// the field. `None` on the server.
+pub fn typed_before_waking(id: &str) -> Option<String> {
+    #[cfg(feature = "hydrate")]
+    {
+        let field = document().get_element_by_id(id)?;
+        // `value`, whichever kind of field it is (input or textarea).
+        js_sys::Reflect::get(&field, &"value".into())
+            .ok()?
+            .as_string()
+            .filter(|value| !value.is_empty())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = id;
+        None
+    }
+}

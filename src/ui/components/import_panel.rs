@@ -8,7 +8,7 @@ use crate::{
         AppError,
     },
     domain::import::{ImportPreview, Problem, MAX_IMPORT_BYTES},
-    ui::components::form::FormAlert,
+    ui::components::form::{typed_before_waking, FormAlert},
 };
 use leptos::{ev::SubmitEvent, prelude::*};
 
@@ -16,7 +16,7 @@ use leptos::{ev::SubmitEvent, prelude::*};
 pub fn ImportPanel(package_name: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
-    let content = RwSignal::new(String::new());
+    let content = RwSignal::new(typed_before_waking("import-content").unwrap_or_default());
     let file_loading = RwSignal::new(false);
     let file_error = RwSignal::new(None::<String>);
     // The text the last valid preview was made of: "Apply import" applies only that.

@@ -10,7 +10,10 @@ use crate::{
         tool::{ParamType, Parameter},
         tool_call::{curl_command, draft_tool_call, param_field, Reply, USER_ID_FIELD},
     },
-    ui::components::{form::FormAlert, json_preview::JsonPreview},
+    ui::components::{
+        form::{typed_before_waking, FormAlert},
+        json_preview::JsonPreview,
+    },
 };
 use leptos::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -29,7 +32,8 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
         .map(|p| (p.name.clone(), "false".to_owned()))
         .collect();
     let inputs = RwSignal::new(initial);
-    let user = RwSignal::new(target.default_user.clone());
+    let user =
+        RwSignal::new(typed_before_waking("try-user-id").unwrap_or(target.default_user.clone()));
     let stamp = RwSignal::new(timestamp);
     let touched = RwSignal::new(BTreeSet::<String>::new());
     let attempted = RwSignal::new(false);

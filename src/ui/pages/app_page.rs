@@ -61,8 +61,9 @@ pub fn AppPage() -> impl IntoView {
                                             <a class="button" href=format!("{base}/history")>"History"</a>
                                         </nav>
                                     </div>
-                                    // Woken when first approached: its code is most
-                                    // of the page's wasm (src/ui/islands.rs).
+                                    // The islands wake when first approached, so that
+                                    // none of their code is in the page's first load
+                                    // (src/ui/islands.rs).
                                     <div data-hydrate=ON_INTERACTION>
                                         <AppEditor
                                             app
@@ -71,10 +72,14 @@ pub fn AppPage() -> impl IntoView {
                                             initial_error=save_error
                                         />
                                     </div>
-                                    <ApiKeysSection package_name=package.clone() keys/>
+                                    <div data-hydrate=ON_INTERACTION>
+                                        <ApiKeysSection package_name=package.clone() keys/>
+                                    </div>
                                     <section class="card stack danger-zone" aria-labelledby="delete-title">
                                         <h2 id="delete-title">"Delete this app"</h2>
-                                        <DeleteAppForm package_name=package initial_error=delete_error/>
+                                        <div data-hydrate=ON_INTERACTION>
+                                            <DeleteAppForm package_name=package initial_error=delete_error/>
+                                        </div>
                                     </section>
                                 </div>
                             }
