@@ -26,8 +26,12 @@ test("two tabs edit one tool: the second save is refused and keeps its input @js
 
   const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
 
+  // Both editors open on the tool before either saves (a click on a page whose
+  // editor is still asleep is done once it wakes).
   await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
+  await expect(editor(page).getByLabel("Tool ID")).toHaveValue("add_todo");
   await toolCard(second, "add_todo").getByRole("button", { name: "Edit" }).click();
+  await expect(editor(second).getByLabel("Tool ID")).toHaveValue("add_todo");
 
   await editor(page).getByLabel("Description").first().fill("Saved by the first tab");
   await editor(page).getByRole("button", { name: "Save tool" }).click();

@@ -94,6 +94,17 @@ test.describe("import @js-only", () => {
     await expect(page.getByRole("button", { name: "Apply import" })).toBeEnabled();
   });
 
+  test("a file chosen before the import wakes is read once it does", async ({ page }) => {
+    const packageName = await openImport(page);
+    const release = await holdChunks(page);
+    await page.goto(`/console/apps/${packageName}/import`);
+    await page.getByLabel("Config file").setInputFiles(path.join(fixtures, "tpa_config.todo-example.json"));
+    release();
+    await expect(page.getByLabel("Config JSON")).toHaveValue(/"add_todo"/);
+    await page.getByRole("button", { name: "Preview import" }).click();
+    await expect(page.getByRole("button", { name: "Apply import" })).toBeEnabled();
+  });
+
   test("editing the text after a preview needs a new preview before applying", async ({ page }) => {
     await openImport(page);
     await page.getByLabel("Config JSON").fill(fs.readFileSync(path.join(fixtures, "tpa_config.todo-example.json"), "utf8"));

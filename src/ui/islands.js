@@ -4,8 +4,8 @@
 // pointer, a touch or the focus comes to that element, so their code is not
 // part of the page's first load. A button clicked or a form submitted there
 // before its island is awake is held, and clicked or submitted again once it
-// is (or, for a form, submitted as a plain form post if the island's code
-// cannot be had).
+// is (or, for a form that posts without JavaScript, submitted as a plain form
+// post if the island's code cannot be had).
 ((pkgPath, jsName, wasmName) => {
   let bundle;
   const loadBundle = () =>
@@ -17,61 +17,66 @@
 
   const deferred = (el) => el.dataset.hydrate === "on-interaction";
 
-  // The callbacks of the islands' children being walked (nested islands
-  // hydrate inside their parent's reactive owner).
-  const childrenCallbacks = [];
-
-  async function wakeIsland(el, mod) {
+  async function wakeIsland(el, mod, onHydrate) {
     const wake = mod[el.dataset.component];
     if (!wake) {
       console.warn(`No wasm function for the island ${el.dataset.component}.`);
       return;
     }
-    childrenCallbacks.at(-1)?.();
+    // A nested island hydrates inside its parent's reactive owner.
+    onHydrate?.();
     await wake(el);
   }
 
-  // Wakes the islands under `node` in document order, leaving deferred
-  // regions alone unless `node` is the region being woken.
-  async function walk(node, mod, region) {
+  // Wakes the islands under `node` in document order, leaving the deferred
+  // regions in it to wake on their own. `onHydrate` is the callback of the
+  // island children being walked (`leptos-children`), if any.
+  async function walk(node, mod, onHydrate) {
     for (const child of node.children) {
       const tag = child.tagName.toLowerCase();
-      if (child !== region && deferred(child)) {
-        watch(child);
+      if (deferred(child)) {
+        watch(child, onHydrate);
       } else if (tag === "leptos-island") {
-        await wakeIsland(child, mod);
-        await walk(child, mod, region);
+        await wakeIsland(child, mod, onHydrate);
+        await walk(child, mod, onHydrate);
       } else if (tag === "leptos-children") {
-        childrenCallbacks.push(child.$$on_hydrate);
-        await walk(child, mod, region);
-        childrenCallbacks.pop();
+        await walk(child, mod, child.$$on_hydrate);
       } else {
-        await walk(child, mod, region);
+        await walk(child, mod, onHydrate);
       }
     }
   }
 
-  // Settles when `work` does, or fails on the first uncaught error before
-  // then: an island whose code cannot be fetched does not fail its promise,
-  // the wasm aborts (a lazy chunk that fails to load panics) and the error
-  // surfaces as an uncaught one.
-  const untilTrapped = (work) => {
-    let fail;
+  // Settles when `work` does; fails if the wasm aborts first (a lazy chunk
+  // that fails to load panics, and the abort surfaces as an uncaught
+  // RuntimeError, not as a failed promise) or if `work` takes longer than a
+  // page should wait (a request that hangs).
+  const untilTrapped = (work, ms) => {
+    let fail, timer;
     const trapped = new Promise((_, reject) => {
-      fail = (event) => reject(event.error ?? event.reason ?? new Error(event.message));
+      fail = (event) => {
+        const error = event.error ?? event.reason;
+        if (error instanceof WebAssembly.RuntimeError) reject(error);
+      };
       addEventListener("error", fail);
       addEventListener("unhandledrejection", fail);
+      timer = setTimeout(() => reject(new Error(`not awake after ${ms / 1000} s`)), ms);
     });
     return Promise.race([work, trapped]).finally(() => {
       removeEventListener("error", fail);
       removeEventListener("unhandledrejection", fail);
+      clearTimeout(timer);
     });
   };
 
   const triggers = ["pointerover", "focusin", "touchstart"];
   const watched = new WeakSet();
+  // The callback of the island children a region is in, once a walk has
+  // found it there (regions are watched before any walk).
+  const childrenOf = new WeakMap();
 
-  function watch(region) {
+  function watch(region, onHydrate) {
+    if (onHydrate) childrenOf.set(region, onHydrate);
     if (watched.has(region)) return;
     watched.add(region);
     let waking;
@@ -83,33 +88,43 @@
       region.removeEventListener("click", hold, true);
       region.removeEventListener("submit", hold, true);
     };
-    const replay = (ok) => {
+    const replay = (awake) => {
       for (const [target, submitter] of held) {
         if (!target.isConnected) continue;
-        if (target instanceof HTMLFormElement) {
-          // Without its island, a form that posts without JavaScript does.
-          if (ok || target.hasAttribute("action")) {
-            target.requestSubmit(submitter?.isConnected ? submitter : undefined);
+        try {
+          if (target instanceof HTMLFormElement) {
+            // Without its island, a form that posts without JavaScript does.
+            if (awake || target.hasAttribute("action")) {
+              try {
+                target.requestSubmit(submitter?.isConnected ? submitter : undefined);
+              } catch {
+                target.requestSubmit(); // the submitter is no longer this form's
+              }
+            }
+          } else if (awake && !target.disabled) {
+            target.click();
           }
-        } else if (ok && !target.disabled) {
-          target.click();
+        } catch (error) {
+          console.error(error);
         }
       }
       held.clear();
     };
     function wake() {
-      waking ??= untilTrapped(loadBundle().then((mod) => walk(region, mod, region)))
-        .then(
-          () => {
-            stopHolding();
-            replay(true);
-          },
-          (error) => {
-            console.error("Could not wake the islands here:", error);
-            stopHolding();
-            replay(false);
-          },
-        );
+      waking ??= untilTrapped(
+        loadBundle().then((mod) => walk(region, mod, childrenOf.get(region))),
+        15_000,
+      ).then(
+        () => {
+          stopHolding();
+          replay(true);
+        },
+        (error) => {
+          console.error("Could not wake the islands here:", error);
+          stopHolding();
+          replay(false);
+        },
+      );
     }
     function hold(event) {
       let target;
@@ -135,5 +150,9 @@
   // bundle does); the rest wake when the browser is idle, as Leptos does.
   for (const region of document.querySelectorAll('[data-hydrate="on-interaction"]')) watch(region);
   const idle = window.requestIdleCallback ?? ((callback) => callback());
-  idle(() => loadBundle().then((mod) => walk(document.body, mod, null)));
+  idle(() =>
+    loadBundle()
+      .then((mod) => walk(document.body, mod, undefined))
+      .catch((error) => console.error("Could not wake the page's islands:", error)),
+  );
 })

@@ -24,6 +24,12 @@ pub fn IslandScripts(options: LeptosOptions) -> impl IntoView {
     if let Some(shared) = Owner::current_shared_context() {
         shared.set_is_hydrating(false);
     }
+    // Hashed names would be in a file beside the binary, which this does not
+    // read: the bundle would not be found.
+    assert!(
+        !options.hash_files,
+        "IslandScripts does not read hashed file names"
+    );
     let pkg = options.site_pkg_dir.to_string();
     let js = options.output_name.to_string();
     // cargo-leptos names the wasm after the output, with `_bg` unless it set

@@ -15,10 +15,13 @@ use leptos::{ev::SubmitEvent, prelude::*};
 #[island(lazy)]
 pub fn ImportPanel(package_name: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
     let content = RwSignal::new(typed_before_waking("import-content").unwrap_or_default());
     let file_loading = RwSignal::new(false);
     let file_error = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        hydrated.set(true);
+        read_file_chosen_before_waking(content, file_loading, file_error);
+    });
     // The text the last valid preview was made of: "Apply import" applies only that.
     let previewed = RwSignal::new(None::<(String, i64)>);
     // The text the preview under way was asked for.
@@ -272,28 +275,61 @@ fn read_file(
     #[cfg(feature = "hydrate")]
     {
         use leptos::wasm_bindgen::JsCast;
-        let Some(input) = ev
+        if let Some(input) = ev
             .target()
             .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        let Some(file) = input.files().and_then(|files| files.get(0)) else {
-            return;
-        };
-        if file.size() > MAX_IMPORT_BYTES as f64 {
-            error.set(Some("This file is larger than 1 MiB.".to_owned()));
-            return;
+        {
+            read_chosen(input, content, loading, error);
         }
-        loading.set(true);
-        leptos::task::spawn_local(async move {
-            match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-                Ok(text) => content.set(text.as_string().unwrap_or_default()),
-                Err(_) => error.set(Some("This file could not be read.".to_owned())),
-            }
-            loading.set(false);
-        });
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (ev, content, loading, error, MAX_IMPORT_BYTES);
+}
+
+/// A file chosen before the island woke (nothing heard its choosing): read
+/// now, unless text has been put in since.
+fn read_file_chosen_before_waking(
+    content: RwSignal<String>,
+    loading: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+) {
+    #[cfg(feature = "hydrate")]
+    {
+        use leptos::wasm_bindgen::JsCast;
+        if !content.get_untracked().is_empty() {
+            return;
+        }
+        if let Some(input) = document()
+            .get_element_by_id("import-file")
+            .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+        {
+            read_chosen(input, content, loading, error);
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (content, loading, error);
+}
+
+#[cfg(feature = "hydrate")]
+fn read_chosen(
+    input: web_sys::HtmlInputElement,
+    content: RwSignal<String>,
+    loading: RwSignal<bool>,
+    error: RwSignal<Option<String>>,
+) {
+    let Some(file) = input.files().and_then(|files| files.get(0)) else {
+        return;
+    };
+    if file.size() > MAX_IMPORT_BYTES as f64 {
+        error.set(Some("This file is larger than 1 MiB.".to_owned()));
+        return;
+    }
+    loading.set(true);
+    leptos::task::spawn_local(async move {
+        match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+            Ok(text) => content.set(text.as_string().unwrap_or_default()),
+            Err(_) => error.set(Some("This file could not be read.".to_owned())),
+        }
+        loading.set(false);
+    });
 }
