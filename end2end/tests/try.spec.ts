@@ -3,6 +3,7 @@ import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11
 import { signUp } from "../fixtures/accounts";
 import { uniquePackage } from "../fixtures/apps";
 import { startMentraApp, type MentraApp } from "../fixtures/mentra-app";
+import { holdChunks } from "../fixtures/islands";
 import { toolCard } from "../fixtures/tools";
 
 // Against a real app server built with @mentra/sdk (see fixtures/mentra-app-server.cjs).
@@ -108,6 +109,29 @@ test.describe("try a tool @js-only", () => {
     await page.getByLabel("todo_item").fill("buy milk");
     await expect(preview).toContainText(`"todo_item": "buy milk"`);
     await expect(page.getByText("Not ready to send")).toBeHidden();
+  });
+
+  test("values entered before the form wakes are kept and sent", async ({ page }) => {
+    const packageName = await appWithTools(page);
+    const release = await holdChunks(page);
+    await page.goto(`/console/apps/${packageName}/tools/add_todo/try`);
+    await page.getByLabel("todo_item").fill("buy milk");
+    await page.getByLabel("priority").selectOption("high");
+    await page.getByLabel("count").fill("3");
+    await page.getByLabel("urgent").check();
+    await page.getByLabel("User ID").fill("user-7");
+    release();
+    await waitForHydration(page, "form[data-hydrated]");
+    await expect(page.getByLabel("todo_item")).toHaveValue("buy milk");
+    await expect(page.getByLabel("priority")).toHaveValue("high");
+    await expect(page.getByLabel("count")).toHaveValue("3");
+    await expect(page.getByLabel("urgent")).toBeChecked();
+    await expect(page.getByLabel("User ID")).toHaveValue("user-7");
+    await page.getByRole("button", { name: "Send to app" }).click();
+    await expect(page.getByRole("region", { name: "The app's answer" })).toContainText("Added buy milk to your list");
+    expect(app.received).toHaveLength(1);
+    expect(app.received[0].toolParameters).toEqual({ todo_item: "buy milk", priority: "high", count: 3, urgent: true });
+    expect(app.received[0].userId).toBe("user-7");
   });
 
   test("an app that answers the user itself, and one that throws", async ({ page }) => {

@@ -182,8 +182,10 @@ pub fn Notice(
 
 /// The value of the page's field `id` as its island wakes: what was typed
 /// into it before then, if anything. An island that sets the field from a
-/// signal (`prop:value`) starts the signal from this, or waking would empty
-/// the field. `None` on the server.
+/// signal (`prop:value`) must keep this, or waking would empty the field:
+/// it starts the signal from it or, where the value changes what the island
+/// draws, sets the signal to it once awake (waking to anything but the page
+/// the server drew fails). `None` on the server.
 pub fn typed_before_waking(id: &str) -> Option<String> {
     #[cfg(feature = "hydrate")]
     {
@@ -193,6 +195,23 @@ pub fn typed_before_waking(id: &str) -> Option<String> {
             .ok()?
             .as_string()
             .filter(|value| !value.is_empty())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = id;
+        None
+    }
+}
+
+/// Whether the page's checkbox `id` was checked as its island wakes (see
+/// `typed_before_waking`). `None` on the server, or if there is no such box.
+pub fn checked_before_waking(id: &str) -> Option<bool> {
+    #[cfg(feature = "hydrate")]
+    {
+        let field = document().get_element_by_id(id)?;
+        js_sys::Reflect::get(&field, &"checked".into())
+            .ok()?
+            .as_bool()
     }
     #[cfg(not(feature = "hydrate"))]
     {

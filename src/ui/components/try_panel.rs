@@ -11,7 +11,7 @@ use crate::{
         tool_call::{curl_command, draft_tool_call, param_field, Reply, USER_ID_FIELD},
     },
     ui::components::{
-        form::{typed_before_waking, FormAlert},
+        form::{checked_before_waking, typed_before_waking, FormAlert},
         json_preview::JsonPreview,
     },
 };
@@ -21,7 +21,6 @@ use std::collections::{BTreeMap, BTreeSet};
 #[island(lazy)]
 pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
     let tool = StoredValue::new(target.tool.clone());
     let url = StoredValue::new(target.url.clone());
     let initial: BTreeMap<String, String> = target
@@ -32,8 +31,35 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
         .map(|p| (p.name.clone(), "false".to_owned()))
         .collect();
     let inputs = RwSignal::new(initial);
-    let user =
-        RwSignal::new(typed_before_waking("try-user-id").unwrap_or(target.default_user.clone()));
+    // What was put into the fields before the island woke: taken in once it
+    // is awake. Not before — the island must wake to the page the server
+    // drew (the "not ready" hint, say); waking sets the fields from `inputs`
+    // and this sets them back.
+    let mut typed: Vec<(String, String)> = target
+        .tool
+        .parameters
+        .iter()
+        .filter_map(|p| {
+            let id = param_input_id(&p.name);
+            let value = if p.param_type == ParamType::Boolean {
+                checked_before_waking(&id).map(|checked| checked.to_string())
+            } else {
+                typed_before_waking(&id)
+            };
+            value.map(|value| (p.name.clone(), value))
+        })
+        .collect();
+    let mut typed_user = typed_before_waking("try-user-id");
+    let user = RwSignal::new(target.default_user.clone());
+    Effect::new(move |_| {
+        hydrated.set(true);
+        if !typed.is_empty() {
+            inputs.update(|i| i.extend(std::mem::take(&mut typed)));
+        }
+        if let Some(typed_user) = typed_user.take() {
+            user.set(typed_user);
+        }
+    });
     let stamp = RwSignal::new(timestamp);
     let touched = RwSignal::new(BTreeSet::<String>::new());
     let attempted = RwSignal::new(false);
@@ -164,6 +190,11 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
     }
 }
 
+/// The id of the input of the parameter `name`.
+fn param_input_id(name: &str) -> String {
+    format!("try-param-{name}")
+}
+
 /// The input of one parameter, labelled with its name.
 #[component]
 fn ParamInput(
@@ -173,7 +204,7 @@ fn ParamInput(
     on_edit: Callback<()>,
 ) -> impl IntoView {
     let name = parameter.name.clone();
-    let id = format!("try-param-{name}");
+    let id = param_input_id(&name);
     let hint_id = format!("{id}-hint");
     let error_id = format!("{id}-error");
     let described = format!("{hint_id} {error_id}");
