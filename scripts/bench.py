@@ -188,6 +188,11 @@ def main():
         first_load["woken"] = {island: (len(chunks), sum(gzipped[c] for c in chunks))
                                for island, chunks in woken.items()}
         first_load["woken:all"] = (len(gzipped), sum(gzipped.values()))
+        # The tool editor (a `#[lazy]` function of its own), fetched once the
+        # tools are approached: what it adds to the island's chunks.
+        editor = sorted({f"/pkg/{chunk}.wasm" for key, files in split_manifest().items()
+                         if key.startswith("lazy_tool_editor_") for chunk in files} - set(gzipped))
+        first_load["tool_editor"] = (len(editor), sum(len(fetch(c, {"Accept-Encoding": "gzip"})[0]) for c in editor))
         other_pages = {}
         for page in ("/", "/login", "/console/apps/new", "/console/apps/bench.app00/export",
                      "/console/apps/bench.app00/import", "/console/apps/bench.app00/tools/tool_000/try"):
@@ -235,6 +240,14 @@ class Islands(HTMLParser):
             self.open.pop()
 
 
+def split_manifest():
+    """Each lazy function's chunk files (`cargo leptos build --split`)."""
+    path = ROOT / "target" / "site" / "pkg" / "__wasm_split_manifest.json"
+    if not path.exists():
+        sys.exit(f"the bundle is split but {path} is missing")
+    return json.loads(path.read_text())
+
+
 def first_load_assets(html, deferred=False):
     """What a browser fetches to show and hydrate a page: the bundle's JS
     (and the split loader it imports), its wasm and CSS, and the chunks of
@@ -245,10 +258,7 @@ def first_load_assets(html, deferred=False):
     script, _ = fetch("/pkg/toolwright.js")
     loaders = sorted({f"/pkg/{name}" for name in re.findall(r'"\./(__wasm_split[^"]*\.js)"', script.decode())})
     assets += loaders
-    manifest_path = ROOT / "target" / "site" / "pkg" / "__wasm_split_manifest.json"
-    if loaders and not manifest_path.exists():
-        sys.exit(f"the bundle is split but {manifest_path} is missing")
-    manifest = json.loads(manifest_path.read_text()) if loaders else {}
+    manifest = split_manifest() if loaders else {}
 
     def chunks_of(islands):
         chunks = set()
@@ -353,9 +363,10 @@ def write_report(results, first_load, raw, rss_kb):
         "Not part of the first load: the page's islands wake when the pointer, a touch or the focus first comes to "
         "each (src/ui/islands.js), and only then fetch their code — "
         + "; ".join(f"`{island}` {n} chunk files, {kb(size)} gzip" for island, (n, size) in first_load["woken"].items())
-        + f" (all of them: {first_load['woken:all'][0]} files, {kb(first_load['woken:all'][1])} gzip, code they "
-        f"share fetched once; first load and all of them: {kb(gz + first_load['woken:all'][1])} gzip). "
-        "Opening the tool editor fetches its own chunks besides.",
+        + (f" (all of them: {first_load['woken:all'][0]} files, {kb(first_load['woken:all'][1])} gzip, code they "
+           "share fetched once)" if len(first_load["woken"]) > 1 else "")
+        + f"; first load and all of it: {kb(gz + first_load['woken:all'][1])} gzip. Approaching the tools then "
+        f"fetches the tool editor: {first_load['tool_editor'][0]} more files, {kb(first_load['tool_editor'][1])} gzip.",
         "",
         "First load of the other pages (HTML and everything it fetches to hydrate, gzip):",
         "",
@@ -382,20 +393,23 @@ def write_report(results, first_load, raw, rss_kb):
         "fifth of the page's instructions); pages read no resources, and their data wait to be awaited for real "
         "(src/ui/pages/data.rs).",
         "- Bundle: every island is lazy — split into chunks of its own (`cargo leptos build --split`) that only its "
-        "pages fetch — so the main wasm is the Leptos runtime and what the loader needs. The app page's islands (the "
-        "app's editor, its API keys, its deletion) go further: each wakes only when the pointer, a touch or the focus "
-        "first comes to it (src/ui/islands.js; a click or a submit before then is held and replayed once it is awake), "
+        "pages fetch — so the main wasm is the Leptos runtime and what the loader needs. The app page's island (the "
+        "app's details and tools, its API keys, its deletion) goes further: it wakes only when the pointer, a touch or "
+        "the focus first comes to it (src/ui/islands.js; a click or a submit before then is held and replayed once it "
+        "is awake), "
         "and the tool editor is a chunk of its own, fetched once the tools are approached. Before this, the app page "
         "woke its islands at load from the main wasm (314 KB gzip first load): the Leptos runtime every page loads is "
         "217 KB raw, 89 KB gzip, and the rest was the islands and the client side of their server functions, mostly "
         "generic code instantiated per view and per type (rendering, effects, serde_json decoders). Lazy islands all "
         "woken at load cost more than they save (128 chunk files, 446 KB gzip: code the islands share is split "
         "finely, and wasm-opt cannot optimise across files), so the price of waking on approach is paid by the "
-        "developer who uses an island, once per page load, in many small files: each island's code is spread over "
-        "the chunks it shares with the others. Tried on the way (same machine, same day): only the editor waking on "
-        "approach, the keys and delete forms at load from the main wasm — first load 261 KB gzip, the editor's waking "
-        "34 files, 121 KB; only the delete form at load — 219 KB, the editor's waking 56 files, 147 KB (the delete "
-        "form keeps 110 KB gzip of code the islands share in the main wasm). wasm-opt's further passes "
+        "developer who uses the page, once per page load. wasm-split makes a chunk file for every set of lazy "
+        "islands that share some code, so the app page's parts are one island: as three (the editor, the keys, the "
+        "deletion), the editor's waking fetched 104 files, 282 KB gzip, and all three 129 files, 343 KB. Tried on "
+        "the way: only the editor waking on approach, the keys and delete forms at load from the main wasm — first "
+        "load 261 KB gzip, the editor's waking 34 files, 121 KB; only the delete form at load — 219 KB, the editor's "
+        "waking 56 files, 147 KB (the delete form keeps 110 KB gzip of code the islands share in the main wasm). "
+        "wasm-opt's further passes "
         "(`--converge`, `-Oz` twice, `--gufa`, `--flatten --rereloop`) save under 1%.",
         "- `/healthz` is driven flat out (wrk, 4 connections) both idle and while 8 clients log in without a pause "
         "(each log-in one argon2id hash of 19 MiB), so on 2 cores its p99 is mostly queueing for the CPU. Hashes run "

@@ -2,9 +2,9 @@
 //! islands, but for one thing — islands inside an element marked
 //! `data-hydrate="on-interaction"` wake when the pointer, a touch or the
 //! focus first comes to it, rather than at load (see `islands.js`). The app
-//! page's islands (its editor, API keys and deletion) are such: their code is
-//! most of what the page would fetch, and a page that is only looked at never
-//! needs it. Such an island must keep what was typed into it before it woke:
+//! page's island (its details, tools, API keys and deletion) is such: its
+//! code is most of what the page would fetch, and a page that is only looked
+//! at never needs it. Such an island must keep what was typed into it before it woke:
 //! it reads its fields' values from the page (plain attributes and form
 //! data, or a `NodeRef`), never sets them from a signal when waking (a
 //! `prop:value` does).

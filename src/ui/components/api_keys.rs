@@ -10,11 +10,11 @@ use crate::{
 };
 use leptos::{ev::SubmitEvent, prelude::*};
 
-/// Lazy, and woken on the app page when first approached (`ui::islands`):
-/// until then its buttons wake it, and a key name typed before is kept (the
-/// field is read when the form is sent, not bound to a signal that would
-/// empty it on waking).
-#[island(lazy)]
+/// Part of the app page's island, which wakes when first approached
+/// (`ui::islands`): until then its buttons wake it, and a key name typed
+/// before is kept (the field is read when the form is sent, not bound to a
+/// signal that would empty it on waking).
+#[component]
 pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl IntoView {
     let keys = RwSignal::new(keys);
     let name_field = NodeRef::<leptos::html::Input>::new();

@@ -8,9 +8,11 @@ use crate::{
     },
     domain::{
         app::{AppDetails, DEFAULT_VERSION},
+        keys::ApiKeySummary,
         tool::ToolSummary,
     },
     ui::components::{
+        api_keys::ApiKeysSection,
         form::{
             field_message, form_error, form_message, initial_value, FormAlert, Notice,
             SubmitButton, TextArea, TextField,
@@ -87,12 +89,39 @@ pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
     }
 }
 
-/// The app's page: its details and its AI tools, in one island because both
-/// edit the app and share its revision. Lazy, and woken on the page when
-/// first approached (`ui::islands`): until then it is server HTML whose
-/// forms post without JavaScript.
+/// Everything on the app's page that can be changed: its details and AI
+/// tools, its API keys, its deletion. One island, lazy, and woken on the
+/// page when first approached (`ui::islands`); until then it is server HTML
+/// whose forms post without JavaScript. One, not one for each part: lazy
+/// islands' code is split into a chunk for every set of islands sharing
+/// some of it, and the code these parts share with each other would be
+/// split into dozens of small files for the first approach to fetch.
 #[island(lazy)]
-pub fn AppEditor(
+pub fn AppConsole(
+    app: AppDetails,
+    tools: Vec<ToolSummary>,
+    keys: Vec<ApiKeySummary>,
+    notice: Option<String>,
+    save_error: Option<AppError>,
+    delete_error: Option<AppError>,
+) -> impl IntoView {
+    let package_name = app.package_name.clone();
+    view! {
+        <div class="stack">
+            <AppEditor app tools notice initial_error=save_error/>
+            <ApiKeysSection package_name=package_name.clone() keys/>
+            <section class="card stack danger-zone" aria-labelledby="delete-title">
+                <h2 id="delete-title">"Delete this app"</h2>
+                <DeleteAppForm package_name initial_error=delete_error/>
+            </section>
+        </div>
+    }
+}
+
+/// The app's details and its AI tools, together because both edit the app
+/// and share its revision.
+#[component]
+fn AppEditor(
     app: AppDetails,
     tools: Vec<ToolSummary>,
     notice: Option<String>,
@@ -214,10 +243,9 @@ fn AppDetailsForm(
     }
 }
 
-/// Lazy, and woken on the app page when first approached (`ui::islands`);
-/// until then it is a plain form post.
-#[island(lazy)]
-pub fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
+/// Part of the app page's island; a plain form post until it wakes.
+#[component]
+fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<DeleteApp>::new();
     let deleting = action.pending();
     let error = form_error(action, initial_error);

@@ -2,8 +2,7 @@ use crate::{
     api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
     domain::url::encode_component,
     ui::components::{
-        api_keys::ApiKeysSection,
-        app_forms::{AppEditor, DeleteAppForm},
+        app_forms::AppConsole,
         form::url_error,
         status_page::AppErrorView,
     },
@@ -61,26 +60,19 @@ pub fn AppPage() -> impl IntoView {
                                             <a class="button" href=format!("{base}/history")>"History"</a>
                                         </nav>
                                     </div>
-                                    // The islands wake when first approached, so that
-                                    // none of their code is in the page's first load
+                                    // The island wakes when first approached, so that
+                                    // none of its code is in the page's first load
                                     // (src/ui/islands.rs).
                                     <div data-hydrate=ON_INTERACTION>
-                                        <AppEditor
+                                        <AppConsole
                                             app
                                             tools
+                                            keys
                                             notice
-                                            initial_error=save_error
+                                            save_error
+                                            delete_error
                                         />
                                     </div>
-                                    <div data-hydrate=ON_INTERACTION>
-                                        <ApiKeysSection package_name=package.clone() keys/>
-                                    </div>
-                                    <section class="card stack danger-zone" aria-labelledby="delete-title">
-                                        <h2 id="delete-title">"Delete this app"</h2>
-                                        <div data-hydrate=ON_INTERACTION>
-                                            <DeleteAppForm package_name=package initial_error=delete_error/>
-                                        </div>
-                                    </section>
                                 </div>
                             }
                                 .into_any()
