@@ -1,11 +1,7 @@
 use crate::{
     api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
     domain::url::encode_component,
-    ui::components::{
-        app_forms::AppConsole,
-        form::url_error,
-        status_page::AppErrorView,
-    },
+    ui::components::{app_forms::AppConsole, form::url_error, status_page::AppErrorView},
     ui::islands::ON_INTERACTION,
     ui::pages::data::page_view,
 };
