@@ -190,8 +190,9 @@ def main():
         first_load["woken:all"] = (len(gzipped), sum(gzipped.values()))
         # The tool editor (a `#[lazy]` function of its own), fetched once the
         # tools are approached: what it adds to the island's chunks.
-        editor = sorted({f"/pkg/{chunk}.wasm" for key, files in split_manifest().items()
-                         if key.startswith("lazy_tool_editor_") for chunk in files} - set(gzipped))
+        manifest = split_manifest() if assets and any("__wasm_split" in a for a in assets) else {}
+        editor = sorted({f"/pkg/{chunk}.wasm" for key, files in manifest.items()
+                         if key.startswith("lazy_tool_editor_") for chunk in files} - set(gzipped) - set(assets))
         first_load["tool_editor"] = (len(editor), sum(len(fetch(c, {"Accept-Encoding": "gzip"})[0]) for c in editor))
         other_pages = {}
         for page in ("/", "/login", "/console/apps/new", "/console/apps/bench.app00/export",
@@ -262,8 +263,8 @@ def first_load_assets(html, deferred=False):
 
     def chunks_of(islands):
         chunks = set()
-        # An island is rendered as <leptos-island data-component="AppEditor_1234…">;
-        # a lazy one's code is the manifest entry "app_editor_loader_5678…".
+        # An island is rendered as <leptos-island data-component="AppConsole_1234…">;
+        # a lazy one's code is the manifest entry "app_console_loader_5678…".
         for island in islands:
             snake = re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"_\d+$", "", island)).lower()
             for key, files in manifest.items():
@@ -360,8 +361,11 @@ def write_report(results, first_load, raw, rss_kb):
         lines.append(f"| `{asset}` | {kb(g[0])} ({g[1]}) | {kb(b[0])} ({b[1]}) |")
     lines += [
         "",
-        "Not part of the first load: the page's islands wake when the pointer, a touch or the focus first comes to "
-        "each (src/ui/islands.js), and only then fetch their code — "
+        "Not part of the first load: "
+        + ("the page's island wakes when the pointer, a touch or the focus first comes to it (src/ui/islands.js), "
+           "and only then fetches its code — " if len(first_load["woken"]) == 1 else
+           "the page's islands wake when the pointer, a touch or the focus first comes to each (src/ui/islands.js), "
+           "and only then fetch their code — ")
         + "; ".join(f"`{island}` {n} chunk files, {kb(size)} gzip" for island, (n, size) in first_load["woken"].items())
         + (f" (all of them: {first_load['woken:all'][0]} files, {kb(first_load['woken:all'][1])} gzip, code they "
            "share fetched once)" if len(first_load["woken"]) > 1 else "")

@@ -13,6 +13,9 @@ test.describe("the AI Tools editor @js-only", () => {
   });
 
   test("build the seed's Todo App, reload, and edit it", async ({ page }) => {
+    // A long scenario (two tools, two reloads, two axe scans): on a slow
+    // machine it took just over the default 30 s, with no step stuck.
+    test.slow();
     await expect(toolsSection(page).getByText("No tools yet.")).toBeVisible();
     await addTool(page, {
       id: "add_todo",
@@ -235,8 +238,8 @@ test.describe("the AI Tools editor @js-only", () => {
   });
 
   test("the app's editor wakes only once approached, and the click that woke it counts", async ({ page }) => {
-    // Its code (details and tools) is fetched on the first approach, not with
-    // the page (src/ui/islands.rs); so is that of the page's other islands.
+    // Its code (details, tools, API keys and deletion: the page's one island)
+    // is fetched on the first approach, not with the page (src/ui/islands.rs).
     const fetched: string[] = [];
     page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
     await openUntouched(page, page.url());

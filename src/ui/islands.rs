@@ -3,11 +3,12 @@
 //! `data-hydrate="on-interaction"` wake when the pointer, a touch or the
 //! focus first comes to it, rather than at load (see `islands.js`). The app
 //! page's island (its details, tools, API keys and deletion) is such: its
-//! code is most of what the page would fetch, and a page that is only looked
-//! at never needs it. Such an island must keep what was typed into it before it woke:
-//! it reads its fields' values from the page (plain attributes and form
-//! data, or a `NodeRef`), never sets them from a signal when waking (a
-//! `prop:value` does).
+//! code is most of what the page would fetch, and a page that is only
+//! looked at never needs it. Such an island must keep what was typed into
+//! it before it woke: it reads its fields' values from the page (plain
+//! attributes and form data, or a `NodeRef`), or takes them in once awake
+//! (`form::typed_before_waking`), never sets them from a signal when waking
+//! (a `prop:value` does).
 
 use leptos::prelude::*;
 

@@ -1,5 +1,6 @@
-//! The forms of an app: create, edit details, delete. Islands over server
-//! functions; each also works as a plain form post without JavaScript.
+//! The forms of an app: create, edit details, delete, and the app page's
+//! island that holds them with the tools and the API keys. Over server
+//! functions; each form also works as a plain form post without JavaScript.
 
 use crate::{
     api::{

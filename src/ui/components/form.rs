@@ -181,7 +181,8 @@ pub fn Notice(
 }
 
 /// The value of the page's field `id` as its island wakes: what was typed
-/// into it before then, if anything. An island that sets the field from a
+/// into it before then, if it was changed (from the value the page came
+/// with). An island that sets the field from a
 /// signal (`prop:value`) must keep this, or waking would empty the field:
 /// it starts the signal from it or, where the value changes what the island
 /// draws, sets the signal to it once awake (waking to anything but the page
@@ -190,11 +191,13 @@ pub fn typed_before_waking(id: &str) -> Option<String> {
     #[cfg(feature = "hydrate")]
     {
         let field = document().get_element_by_id(id)?;
-        // `value`, whichever kind of field it is (input or textarea).
-        js_sys::Reflect::get(&field, &"value".into())
-            .ok()?
-            .as_string()
-            .filter(|value| !value.is_empty())
+        // `value` and `defaultValue`, whichever kind of field it is (input,
+        // textarea, select); a select has no `defaultValue`, and starts
+        // empty in the console's forms.
+        let read = |name: &str| js_sys::Reflect::get(&field, &name.into()).ok()?.as_string();
+        let value = read("value")?;
+        let came_with = read("defaultValue").unwrap_or_default();
+        (value != came_with).then_some(value)
     }
     #[cfg(not(feature = "hydrate"))]
     {

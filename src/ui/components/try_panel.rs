@@ -151,6 +151,7 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
                     id="try-user-id"
                     type="text"
                     autocomplete="off"
+                    value=target.default_user.clone()
                     prop:value=move || user.get()
                     on:input=move |ev| {
                         user.set(event_target_value(&ev));

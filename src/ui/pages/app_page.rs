@@ -9,8 +9,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-/// `/console/apps/{packageName}`: the app's details, its AI tools, and its
-/// deletion. Another developer's app is a 404, like an unknown one.
+/// `/console/apps/{packageName}`: the app's details, its AI tools, its API
+/// keys and its deletion. Another developer's app is a 404, like an unknown one.
 #[component]
 pub fn AppPage() -> impl IntoView {
     let package_name = use_params_map()
