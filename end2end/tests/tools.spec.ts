@@ -188,8 +188,18 @@ test.describe("the AI Tools editor @js-only", () => {
   test("tools can be reordered", async ({ page }) => {
     await addTool(page, { id: "alpha", description: "First" });
     await addTool(page, { id: "beta", description: "Second" });
-    await toolsSection(page).getByRole("button", { name: "Move beta up" }).click();
-    await expect(toolsSection(page).getByRole("heading", { level: 3 })).toHaveText(["beta", "alpha"]);
+    const tools = toolsSection(page);
+    // The first card cannot go up, the last cannot go down.
+    await expect(tools.getByRole("button", { name: "Move alpha up" })).toBeDisabled();
+    await expect(tools.getByRole("button", { name: "Move alpha down" })).toBeEnabled();
+    await expect(tools.getByRole("button", { name: "Move beta down" })).toBeDisabled();
+    await tools.getByRole("button", { name: "Move beta up" }).click();
+    await expect(tools.getByRole("heading", { level: 3 })).toHaveText(["beta", "alpha"]);
+    // The ends follow the new order.
+    await expect(tools.getByRole("button", { name: "Move beta up" })).toBeDisabled();
+    await expect(tools.getByRole("button", { name: "Move beta down" })).toBeEnabled();
+    await expect(tools.getByRole("button", { name: "Move alpha up" })).toBeEnabled();
+    await expect(tools.getByRole("button", { name: "Move alpha down" })).toBeDisabled();
     await page.reload();
     await expect(toolsSection(page).getByRole("heading", { level: 3 })).toHaveText(["beta", "alpha"]);
   });

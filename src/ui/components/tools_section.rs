@@ -271,6 +271,21 @@ pub fn ToolsSection(
     let on_move = Callback::new(move |(id, direction)| move_tool(id, direction));
     let moving = mover.pending();
 
+    // What the rows follow, made once for all of them: a memo (and its
+    // owner) in each of a hundred rows was a sixth of the page's render.
+    // The row being edited: each row wakes only when it starts or stops
+    // being the one.
+    let edited_row = Selector::new(move || {
+        editing.with(|e| match e {
+            Some(Editing::Existing { key, .. }) => Some(*key),
+            _ => None,
+        })
+    });
+    // The first and the last row, for their "Move up" and "Move down".
+    let ends = Memo::new(move |_| {
+        entries.with(|all| (all.first().map(|e| e.key), all.last().map(|e| e.key)))
+    });
+
     let is_new = Memo::new(move |_| editing.with(|e| e == &Some(Editing::New)));
     let is_empty = Memo::new(move |_| entries.with(Vec::is_empty));
     let alert_message = Signal::derive(move || alert.get().map(|e| e.to_string()));
@@ -330,21 +345,20 @@ pub fn ToolsSection(
                     {
                         let key = entry.key;
                         let tool = entry.tool.clone();
-                        let is_editing = Memo::new(move |_| {
-                            editing.with(|e| matches!(e, Some(Editing::Existing { key: k, .. }) if *k == key))
+                        let edited_row = edited_row.clone();
+                        on_cleanup({
+                            let edited_row = edited_row.clone();
+                            move || edited_row.remove(&Some(key))
                         });
                         let is_opening = Signal::derive(move || {
                             opening.with(|o| matches!(o, Some((k, _)) if *k == key))
-                        });
-                        let position = Memo::new(move |_| {
-                            entries.with(|all| (all.iter().position(|e| e.key == key), all.len()))
                         });
                         move || {
                             let current = editing.with_untracked(|e| match e {
                                 Some(Editing::Existing { key: k, tool }) if *k == key => Some(tool.clone()),
                                 _ => None,
                             });
-                            if let (true, Some(current)) = (is_editing.get(), current) {
+                            if let (true, Some(current)) = (edited_row.selected(&Some(key)), current) {
                                 let draft = ToolDraft::from_tool(&current);
                                 view! {
                                     <li class="tool-item editing">
@@ -356,18 +370,16 @@ pub fn ToolsSection(
                                 // Tracked: a changed summary draws the card again.
                                 let tool = tool.get();
                                 view! {
-                                    <li class="tool-item">
-                                        <ToolCard
-                                            key
-                                            package=package.get_value()
-                                            tool
-                                            position
-                                            opening=is_opening
-                                            on_edit
-                                            on_move
-                                            busy=moving
-                                        />
-                                    </li>
+                                    <ToolCard
+                                        key
+                                        package=package.get_value()
+                                        tool
+                                        ends
+                                        opening=is_opening
+                                        on_edit
+                                        on_move
+                                        busy=moving
+                                    />
                                 }
                                     .into_any()
                             }
@@ -380,7 +392,8 @@ pub fn ToolsSection(
     }
 }
 
-/// A tool at a glance: id, description, parameter count, first phrases.
+/// A tool at a glance, as an item of the list: id, description, parameter
+/// count, first phrases.
 /// Drawn from one summary (the row draws it again when the summary
 /// changes); only the buttons' states follow signals.
 #[component]
@@ -388,7 +401,8 @@ fn ToolCard(
     key: u64,
     package: String,
     tool: ToolSummary,
-    position: Memo<(Option<usize>, usize)>,
+    /// The list's first and last cards' keys.
+    ends: Memo<(Option<u64>, Option<u64>)>,
     /// "Edit" is fetching this tool.
     #[prop(into)]
     opening: Signal<bool>,
@@ -397,8 +411,8 @@ fn ToolCard(
     on_move: Callback<(String, MoveDirection)>,
     #[prop(into)] busy: Signal<bool>,
 ) -> impl IntoView {
-    let first = move || position.with(|(at, _)| *at == Some(0));
-    let last = move || position.with(|(at, len)| at.map(|at| at + 1 >= *len).unwrap_or(true));
+    let first = move || ends.with(|(first, _)| *first == Some(key));
+    let last = move || ends.with(|(_, last)| *last == Some(key));
     let try_href = format!(
         "/console/apps/{}/tools/{}/try",
         crate::domain::url::encode_component(&package),
@@ -406,15 +420,16 @@ fn ToolCard(
     );
     let up_label = format!("Move {} up", tool.id);
     let down_label = format!("Move {} down", tool.id);
-    let parameters = tool.parameters_text();
-    let phrases = tool.phrases_text();
+    // One line of text: the card has as few elements as it can, as each
+    // costs the page's render more than its text does.
+    let meta = format!("{} · {}", tool.parameters_text(), tool.phrases_text());
     let ToolSummary {
         id, description, ..
     } = tool;
     let (up_id, down_id, edit_id) = (id.clone(), id.clone(), id.clone());
 
     view! {
-        <article class="tool-card">
+        <li class="tool-card">
             <div class="tool-card-head">
                 <h3><code>{id}</code></h3>
                 <div class="card-actions">
@@ -449,11 +464,7 @@ fn ToolCard(
                 </div>
             </div>
             <p class="tool-description">{description}</p>
-            <p class="meta">
-                <span>{parameters}</span>
-                " · "
-                <span class="phrases">{phrases}</span>
-            </p>
-        </article>
+            <p class="meta">{meta}</p>
+        </li>
     }
 }
