@@ -1,7 +1,7 @@
 //! Accounts over real HTTP: cookies, session rotation, log-out, throttling,
 //! cross-site refusal and security headers.
 
-use crate::common::{Browser, TestDatabase, TestServer};
+use crate::common::{poll_until, Browser, TestDatabase, TestServer};
 use toolwright::api::AppError;
 
 const PASSWORD: &str = "correct horse battery staple";
@@ -345,11 +345,13 @@ async fn attempts_on_record(server: &TestServer) -> i64 {
 
 /// Waits (10 s at most) until `attempts_on_record` is `count`.
 async fn until_attempts_on_record(server: &TestServer, count: i64, what: &str) {
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
-    while attempts_on_record(server).await != count {
-        assert!(tokio::time::Instant::now() < deadline, "{what}");
-        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-    }
+    let on_record = poll_until(
+        std::time::Duration::from_secs(10),
+        || attempts_on_record(server),
+        |n| *n == count,
+    )
+    .await;
+    assert_eq!(on_record, count, "{what}");
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 //! statement returns, where a guard or an error stops, and that the
 //! caller's transaction decides what stays.
 
-use crate::common::TestDatabase;
+use crate::common::{poll_until, TestDatabase};
 use toolwright::{
     on_writer,
     server::{
@@ -262,14 +262,18 @@ async fn a_write_whose_caller_goes_away_still_ends_its_transaction() {
         assert!(outcome.is_complete(), "{label}");
         // The first write goes on in a task of its own: on PostgreSQL the
         // other write need not wait for it, so it may land a moment later.
-        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
-        let ids = loop {
-            let ids: Vec<i64> = labels(&other).await.into_iter().map(|row| row.0).collect();
-            if ids.len() > 1 || tokio::time::Instant::now() >= deadline {
-                break ids;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        };
+        let ids = poll_until(
+            std::time::Duration::from_secs(3),
+            || async {
+                labels(&other)
+                    .await
+                    .into_iter()
+                    .map(|row| row.0)
+                    .collect::<Vec<i64>>()
+            },
+            |ids| ids.len() > 1,
+        )
+        .await;
         assert_eq!(ids, [1, 2], "{label}: the first write was finished too");
         other.close().await;
         db.close().await;

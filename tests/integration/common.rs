@@ -423,3 +423,24 @@ pub async fn json_call_with_status(
 pub async fn json_call(browser: &Browser, path: &str, body: serde_json::Value) -> String {
     json_call_with_status(browser, path, body).await.1
 }
+
+/// Reads with `read` until `done` holds of the reading, for `within` at
+/// most, and gives the last reading: for what a task of its own writes a
+/// moment after the step that started it.
+pub async fn poll_until<T, Fut>(
+    within: std::time::Duration,
+    mut read: impl FnMut() -> Fut,
+    done: impl Fn(&T) -> bool,
+) -> T
+where
+    Fut: std::future::Future<Output = T>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let reading = read().await;
+        if done(&reading) || tokio::time::Instant::now() >= deadline {
+            return reading;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+}
