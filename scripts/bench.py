@@ -102,6 +102,18 @@ def fetch(path, headers=None, data=None, base=BASE):
         return response.read(), response.headers
 
 
+def wait_until_up(base, seconds):
+    """Waits for the server at `base` to answer /healthz (then a first
+    request may still fail, and says why)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            fetch("/healthz", base=base)
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def log_in(base=BASE):
     """The bench developer's session cookie."""
     body = "email=bench%40example.com&password=correct+horse+battery+staple".encode()
@@ -117,9 +129,19 @@ def page_instructions(env, work):
     callgrind on a second server over the same database. Unlike a time it is
     the same on a fast machine and a slow one, and whatever else the machine
     is doing, so it tells whether the page got cheaper or dearer to render.
-    `None` without valgrind."""
+    `None` without valgrind, or if counting failed (the timed figures are
+    kept all the same)."""
     if not (shutil.which("valgrind") and shutil.which("callgrind_control")):
+        log("valgrind is missing: the page's instructions are not counted")
         return None
+    try:
+        return count_page_instructions(env, work)
+    except (OSError, subprocess.SubprocessError, StopIteration, ValueError) as error:
+        log(f"counting the page's instructions failed: {error!r}")
+        return None
+
+
+def count_page_instructions(env, work):
     out = Path(work) / "callgrind.out"
     server = subprocess.Popen(
         ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={out}", str(SERVER)],
@@ -127,12 +149,7 @@ def page_instructions(env, work):
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://{CALLGRIND_ADDR}"
     try:
-        for _ in range(600):
-            try:
-                fetch("/healthz", base=base)
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_until_up(base, seconds=120)
         cookie = {"Cookie": log_in(base)}
         for _ in range(3):
             fetch("/console/apps/bench.app00", cookie, base=base)
@@ -144,6 +161,8 @@ def page_instructions(env, work):
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=120)
     totals = re.search(r"^totals: (\d+)", out.read_text(), re.M)
+    if not totals:
+        raise ValueError(f"{out} has no totals")
     return int(totals.group(1)) / PAGE_COUNTED
 
 
@@ -169,12 +188,7 @@ def main():
                LEPTOS_SITE_ROOT=str(ROOT / "target" / "site"), RUST_LOG="warn")
     server = subprocess.Popen([str(SERVER)], cwd=ROOT, env=env)
     try:
-        for _ in range(100):
-            try:
-                fetch("/healthz")
-                break
-            except OSError:
-                time.sleep(0.1)
+        wait_until_up(BASE, seconds=10)
         cookie = log_in()
         key = seeded["key"]
         results = {name: [] for name in ("save", "save_floor", "export", "export_floor", "page",
