@@ -361,7 +361,7 @@ pub fn ToolsSection(
                             if let (true, Some(current)) = (edited_row.selected(&Some(key)), current) {
                                 let draft = ToolDraft::from_tool(&current);
                                 view! {
-                                    <li class="tool-item editing">
+                                    <li class="editing">
                                         {editor_for(draft, Some(current.id), Some(key))}
                                     </li>
                                 }
