@@ -204,6 +204,40 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(toolsSection(page).getByRole("heading", { level: 3 })).toHaveText(["beta", "alpha"]);
   });
 
+  test("a card shows its text as written, and its actions beside its id, down to 375 px", async ({ page }) => {
+    const description = "Shows <b>bold</b> & <script>alert(1)</script> as text";
+    await addTool(page, { id: "markup", description, phrases: "say <hi>, a & b" });
+    // Drawn by the browser after the save, then by the server after a reload.
+    for (const drawn of ["after the save", "after a reload"]) {
+      if (drawn === "after a reload") await page.reload();
+      const card = toolCard(page, "markup");
+      await expect(card.getByText(description, { exact: true }), drawn).toBeVisible();
+      await expect(card.getByText("No parameters · say <hi>, a & b", { exact: true }), drawn).toBeVisible();
+      await expect(card.locator("b, script, hi"), drawn).toHaveCount(0);
+    }
+
+    // The id and the actions share the first line; the text is below them.
+    const card = toolCard(page, "markup");
+    const id = (await card.getByRole("heading", { name: "markup" }).boundingBox())!;
+    const edit = (await card.getByRole("button", { name: "Edit" }).boundingBox())!;
+    const text = (await card.getByText(description).boundingBox())!;
+    expect(id.y).toBeLessThan(edit.y + edit.height);
+    expect(edit.y).toBeLessThan(id.y + id.height);
+    expect(text.y).toBeGreaterThanOrEqual(edit.y + edit.height);
+
+    // At 375 px the actions may take a line of their own, but all fits
+    // (the whole page: a long path in the API keys' help once widened it).
+    await page.setViewportSize({ width: 375, height: 720 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    for (const name of ["Move markup up", "Move markup down", "Try", "Edit"]) {
+      const action = card.getByRole(name === "Try" ? "link" : "button", { name, exact: true });
+      await action.scrollIntoViewIfNeeded();
+      await expect(action).toBeInViewport({ ratio: 1 });
+    }
+    await expectNoSeriousA11yViolations(page);
+  });
+
   test("typing in Tool ID keeps the focus", async ({ page }) => {
     await addTool(page, { id: "a", description: "Focus" });
     await toolCard(page, "a").getByRole("button", { name: "Edit" }).click();

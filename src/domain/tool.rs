@@ -103,23 +103,36 @@ impl ToolSummary {
         }
     }
 
-    /// "No parameters", "1 parameter", "3 parameters".
-    pub fn parameters_text(&self) -> String {
+    /// The card's line under the description: how many parameters
+    /// ("No parameters", "1 parameter", "3 parameters"), then the first
+    /// phrases and how many more there are. Written into one string: a
+    /// hundred cards make a hundred of these in every render of the page.
+    pub fn meta_text(&self) -> String {
+        use std::fmt::Write as _;
+        let mut text = String::with_capacity(48);
         match self.parameters {
-            0 => "No parameters".to_owned(),
-            1 => "1 parameter".to_owned(),
-            n => format!("{n} parameters"),
+            0 => text.push_str("No parameters"),
+            1 => text.push_str("1 parameter"),
+            n => {
+                let _ = write!(text, "{n} parameters");
+            }
         }
-    }
-
-    /// The first phrases, and how many more there are.
-    pub fn phrases_text(&self) -> String {
+        text.push_str(" · ");
+        if self.phrases.is_empty() {
+            text.push_str("No activation phrases");
+            return text;
+        }
+        for (i, phrase) in self.phrases.iter().enumerate() {
+            if i > 0 {
+                text.push_str(", ");
+            }
+            text.push_str(phrase);
+        }
         let more = self.phrase_count.saturating_sub(self.phrases.len());
-        match (self.phrases.is_empty(), more) {
-            (true, _) => "No activation phrases".to_owned(),
-            (false, 0) => self.phrases.join(", "),
-            (false, n) => format!("{} +{n} more", self.phrases.join(", ")),
+        if more > 0 {
+            let _ = write!(text, " +{more} more");
         }
+        text
     }
 }
 

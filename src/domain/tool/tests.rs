@@ -579,20 +579,22 @@ fn a_summary_shows_the_parameter_count_and_the_first_two_phrases() {
     let summary = ToolSummary::of(&tool);
     assert_eq!(summary.id, "add_todo");
     assert_eq!(summary.description, tool.description);
-    assert_eq!(summary.parameters_text(), "1 parameter");
-    assert_eq!(summary.phrases_text(), "one, two +1 more");
+    assert_eq!(summary.meta_text(), "1 parameter · one, two +1 more");
 
     tool.activation_phrases.truncate(2);
     tool.parameters.push(tool.parameters[0].clone());
     let summary = ToolSummary::of(&tool);
-    assert_eq!(summary.parameters_text(), "2 parameters");
-    assert_eq!(summary.phrases_text(), "one, two");
+    assert_eq!(summary.meta_text(), "2 parameters · one, two");
 
     tool.activation_phrases.clear();
     tool.parameters.clear();
     let summary = ToolSummary::of(&tool);
-    assert_eq!(summary.parameters_text(), "No parameters");
-    assert_eq!(summary.phrases_text(), "No activation phrases");
+    assert_eq!(summary.meta_text(), "No parameters · No activation phrases");
+
+    tool.activation_phrases = vec!["only".into()];
+    tool.parameters = vec![add_todo().parse().unwrap().parameters[0].clone(); 12];
+    let summary = ToolSummary::of(&tool);
+    assert_eq!(summary.meta_text(), "12 parameters · only");
 }
 
 #[test]

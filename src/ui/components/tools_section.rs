@@ -269,7 +269,7 @@ pub fn ToolsSection(
     // One of each for all the cards (a card tells which it is).
     let on_edit = Callback::new(move |(key, tool_id): (u64, String)| open_editor(key, tool_id));
     let on_move = Callback::new(move |(id, direction)| move_tool(id, direction));
-    let moving = mover.pending();
+    let moving: Signal<bool> = mover.pending().into();
 
     // What the rows follow, made once for all of them: a memo (and its
     // owner) in each of a hundred rows was a sixth of the page's render.
@@ -350,9 +350,6 @@ pub fn ToolsSection(
                             let edited_row = edited_row.clone();
                             move || edited_row.remove(&Some(key))
                         });
-                        let is_opening = Signal::derive(move || {
-                            opening.with(|o| matches!(o, Some((k, _)) if *k == key))
-                        });
                         move || {
                             let current = editing.with_untracked(|e| match e {
                                 Some(Editing::Existing { key: k, tool }) if *k == key => Some(tool.clone()),
@@ -368,19 +365,11 @@ pub fn ToolsSection(
                                     .into_any()
                             } else {
                                 // Tracked: a changed summary draws the card again.
-                                let tool = tool.get();
-                                view! {
-                                    <ToolCard
-                                        key
-                                        package=package.get_value()
-                                        tool
-                                        ends
-                                        opening=is_opening
-                                        on_edit
-                                        on_move
-                                        busy=moving
-                                    />
-                                }
+                                tool.with(|tool| {
+                                    package.with_value(|package| {
+                                        tool_card(key, package, tool, ends, opening, on_edit, on_move, moving)
+                                    })
+                                })
                                     .into_any()
                             }
                         }
@@ -395,76 +384,137 @@ pub fn ToolsSection(
 /// A tool at a glance, as an item of the list: id, description, parameter
 /// count, first phrases.
 /// Drawn from one summary (the row draws it again when the summary
-/// changes); only the buttons' states follow signals.
-#[component]
-fn ToolCard(
+/// changes); only the buttons' states follow signals. A hundred of these
+/// are most of the app page's render, so a card is as few elements and
+/// attributes as it can be (each costs more than its text does), and it is
+/// a plain function rather than a component.
+#[allow(clippy::too_many_arguments)]
+fn tool_card(
     key: u64,
-    package: String,
-    tool: ToolSummary,
-    /// The list's first and last cards' keys.
+    package: &str,
+    tool: &ToolSummary,
+    // The list's first and last cards' keys.
     ends: Memo<(Option<u64>, Option<u64>)>,
-    /// "Edit" is fetching this tool.
-    #[prop(into)]
-    opening: Signal<bool>,
-    /// "Edit", with the card's key and the tool's id.
+    // The card whose "Edit" is fetching its tool.
+    opening: RwSignal<Option<(u64, String)>>,
+    // "Edit", with the card's key and the tool's id.
     on_edit: Callback<(u64, String)>,
     on_move: Callback<(String, MoveDirection)>,
-    #[prop(into)] busy: Signal<bool>,
+    busy: Signal<bool>,
 ) -> impl IntoView {
+    use crate::domain::url::encode_component;
     let first = move || ends.with(|(first, _)| *first == Some(key));
     let last = move || ends.with(|(_, last)| *last == Some(key));
-    let try_href = format!(
-        "/console/apps/{}/tools/{}/try",
-        crate::domain::url::encode_component(&package),
-        crate::domain::url::encode_component(&tool.id)
-    );
-    let up_label = format!("Move {} up", tool.id);
-    let down_label = format!("Move {} down", tool.id);
-    // One line of text: the card has as few elements as it can, as each
-    // costs the page's render more than its text does.
-    let meta = format!("{} · {}", tool.parameters_text(), tool.phrases_text());
-    let ToolSummary {
-        id, description, ..
-    } = tool;
-    let (up_id, down_id, edit_id) = (id.clone(), id.clone(), id.clone());
+    let id = tool.id.as_str();
+    let try_href = [
+        "/console/apps/",
+        &encode_component(package),
+        "/tools/",
+        &encode_component(id),
+        "/try",
+    ]
+    .concat();
+    let up_label = ["Move ", id, " up"].concat();
+    let down_label = ["Move ", id, " down"].concat();
+    let (up_id, down_id, edit_id) = (id.to_owned(), id.to_owned(), id.to_owned());
 
+    // Without JavaScript the buttons are hidden (style/main.css); before the
+    // island wakes, their `type="button"` is what has a click held for it
+    // (ui/islands.js). The card lays out its items itself, with no wrappers:
+    // each element and attribute a card has is a hundred in the page's render.
     view! {
         <li class="tool-card">
-            <div class="tool-card-head">
-                <h3><code>{id}</code></h3>
-                <div class="card-actions">
-                    <button
-                        type="button"
-                        class="icon needs-js"
-                        aria-label=up_label
-                        disabled=move || first() || busy.get()
-                        on:click=move |_| on_move.run((up_id.clone(), MoveDirection::Up))
-                    >
-                        "↑"
-                    </button>
-                    <button
-                        type="button"
-                        class="icon needs-js"
-                        aria-label=down_label
-                        disabled=move || last() || busy.get()
-                        on:click=move |_| on_move.run((down_id.clone(), MoveDirection::Down))
-                    >
-                        "↓"
-                    </button>
-                    <a class="button" href=try_href>"Try"</a>
-                    <button
-                        type="button"
-                        id=format!("tool-{key}-edit")
-                        class="needs-js"
-                        aria-busy=move || if opening.get() { "true" } else { "false" }
-                        on:click=move |_| on_edit.run((key, edit_id.clone()))
-                    >
-                        "Edit"
-                    </button>
-                </div>
-            </div>
-            <p class="tool-description">{description}</p>
-            <p class="meta">{meta}</p>
+            // The card's text is one element (see `card_text_html`).
+            <div class="tool-text" inner_html=card_text_html(tool)></div>
+            <button
+                type="button"
+                class="icon"
+                aria-label=up_label
+                disabled=move || first() || busy.get()
+                on:click=move |_| on_move.run((up_id.clone(), MoveDirection::Up))
+            >
+                "↑"
+            </button>
+            <button
+                type="button"
+                class="icon"
+                aria-label=down_label
+                disabled=move || last() || busy.get()
+                on:click=move |_| on_move.run((down_id.clone(), MoveDirection::Down))
+            >
+                "↓"
+            </button>
+            <a class="button" href=try_href>"Try"</a>
+            <button
+                type="button"
+                id=format!("tool-{key}-edit")
+                aria-busy=move || {
+                    if opening.with(|o| matches!(o, Some((k, _)) if *k == key)) {
+                        "true"
+                    } else {
+                        "false"
+                    }
+                }
+                on:click=move |_| on_edit.run((key, edit_id.clone()))
+            >
+                "Edit"
+            </button>
         </li>
+    }
+}
+
+/// The card's text, as HTML: the tool's id as the card's heading, its
+/// description, and the meta line. Written as one string, escaped, rather
+/// than as three elements: each element the page's render draws costs
+/// about as much as this whole string (a hundred cards are most of the
+/// page). It is the same HTML the three elements would render.
+fn card_text_html(tool: &ToolSummary) -> String {
+    let meta = tool.meta_text();
+    let mut html = String::with_capacity(40 + tool.id.len() + tool.description.len() + meta.len());
+    html.push_str("<h3>");
+    push_escaped(&mut html, &tool.id);
+    html.push_str("</h3><p>");
+    push_escaped(&mut html, &tool.description);
+    html.push_str("</p><p class=\"meta\">");
+    push_escaped(&mut html, &meta);
+    html.push_str("</p>");
+    html
+}
+
+/// Appends `text` as the text of an element: `&`, `<` and `>` escaped.
+/// Text without them, as nearly all is, is copied in one go.
+fn push_escaped(html: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(at) = rest.find(['&', '<', '>']) {
+        html.push_str(&rest[..at]);
+        html.push_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            _ => "&gt;",
+        });
+        rest = &rest[at + 1..];
+    }
+    html.push_str(rest);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cards_text_is_its_heading_description_and_meta_line_escaped() {
+        let tool = ToolSummary {
+            id: "add_todo".into(),
+            description: "Adds <b>one</b> & \"only\" one — <<&&>>".into(),
+            parameters: 2,
+            phrases: vec!["a <i>".into(), "b & c".into()],
+            phrase_count: 3,
+        };
+        assert_eq!(
+            card_text_html(&tool),
+            "<h3>add_todo</h3>\
+             <p>Adds &lt;b&gt;one&lt;/b&gt; &amp; \"only\" one — &lt;&lt;&amp;&amp;&gt;&gt;</p>\
+             <p class=\"meta\">2 parameters · a &lt;i&gt;, b &amp; c +1 more</p>"
+        );
     }
 }
