@@ -205,14 +205,15 @@ test.describe("the AI Tools editor @js-only", () => {
   });
 
   test("a card shows its text as written, and its actions beside its id, down to 375 px", async ({ page }) => {
-    const description = "Shows <b>bold</b> & <script>alert(1)</script> as text";
-    await addTool(page, { id: "markup", description, phrases: "say <hi>, a & b" });
+    // Markup and entities, each shown as typed only if escaped.
+    const description = "Shows <b>bold</b> &amp; &lt;i&gt; & <script>alert(1)</script> as text";
+    await addTool(page, { id: "markup", description, phrases: "say <hi>, a &amp; b" });
     // Drawn by the browser after the save, then by the server after a reload.
     for (const drawn of ["after the save", "after a reload"]) {
       if (drawn === "after a reload") await page.reload();
       const card = toolCard(page, "markup");
       await expect(card.getByText(description, { exact: true }), drawn).toBeVisible();
-      await expect(card.getByText("No parameters · say <hi>, a & b", { exact: true }), drawn).toBeVisible();
+      await expect(card.getByText("No parameters · say <hi>, a &amp; b", { exact: true }), drawn).toBeVisible();
       await expect(card.locator("b, script, hi"), drawn).toHaveCount(0);
     }
 

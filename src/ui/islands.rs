@@ -46,8 +46,8 @@ pub fn IslandScripts(options: LeptosOptions) -> impl IntoView {
         include_str!("islands.js").trim_end()
     );
     view! {
-        // Before the body is drawn: the page has JavaScript (`.needs-js` and
-        // `.no-js` in style/main.css).
+        // Before the body is drawn: the page has JavaScript (`.needs-js`, the
+        // tool cards' buttons and `.no-js` in style/main.css).
         <script nonce=nonce.clone()>"document.documentElement.classList.add('js')"</script>
         <link rel="modulepreload" href=format!("/{pkg}/{js}.js")/>
         <link
