@@ -73,7 +73,11 @@ pub struct ToolAt {
 
 /// What a tool's card shows: its id, description, number of parameters and
 /// first activation phrases.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// As JSON it is an array, `[id, description, parameters, phrases,
+/// phrase_count]`: the app page carries a hundred of these to its island,
+/// escaped into an attribute, and the keys were a third of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolSummary {
     pub id: String,
     pub description: String,
@@ -83,6 +87,35 @@ pub struct ToolSummary {
     pub phrases: Vec<String>,
     /// How many activation phrases there are in all.
     pub phrase_count: usize,
+}
+
+type SummaryFields = (String, String, usize, Vec<String>, usize);
+
+impl Serialize for ToolSummary {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (
+            &self.id,
+            &self.description,
+            self.parameters,
+            &self.phrases,
+            self.phrase_count,
+        )
+            .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolSummary {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let (id, description, parameters, phrases, phrase_count) =
+            SummaryFields::deserialize(deserializer)?;
+        Ok(ToolSummary {
+            id,
+            description,
+            parameters,
+            phrases,
+            phrase_count,
+        })
+    }
 }
 
 impl ToolSummary {

@@ -2,7 +2,7 @@
 
 use crate::common::{json_call_with_status, Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
-use toolwright::api::AppError;
+use toolwright::{api::AppError, domain::tool::ToolsState};
 
 const PASSWORD: &str = "correct horse battery staple";
 
@@ -101,10 +101,10 @@ async fn assert_nothing_written(alice: &mut Browser) {
     let list = alice
         .call("/api/tools/list", &[("package_name", "com.example.todo")])
         .await;
-    let state: Value = serde_json::from_str(&list.body).unwrap();
-    assert_eq!(state["revision"], 2, "nothing was written");
-    assert_eq!(state["tools"].as_array().unwrap().len(), 1);
-    assert_eq!(state["tools"][0]["id"], "add_todo");
+    let state: ToolsState = serde_json::from_str(&list.body).unwrap();
+    assert_eq!(state.revision, 2, "nothing was written");
+    let ids: Vec<&str> = state.tools.iter().map(|tool| tool.id.as_str()).collect();
+    assert_eq!(ids, ["add_todo"]);
 }
 
 #[tokio::test]
@@ -134,15 +134,16 @@ async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
         .await;
     let state: Value = serde_json::from_str(&list.body).unwrap();
     assert_eq!(state["revision"], 2);
+    // (a summary is [id, description, parameters, phrases, phrase count])
     assert_eq!(
         state["tools"],
-        json!([{
-            "id": "add_todo",
-            "description": saved["description"],
-            "parameters": saved["parameters"].as_array().unwrap().len(),
-            "phrases": ["add a reminder", "remind me to"],
-            "phrase_count": 2,
-        }])
+        json!([[
+            "add_todo",
+            saved["description"],
+            saved["parameters"].as_array().unwrap().len(),
+            ["add a reminder", "remind me to"],
+            2,
+        ]])
     );
     // ...and whole, as the editor fetches it.
     let one = get_tool(&mut alice, "add_todo").await;

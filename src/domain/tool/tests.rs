@@ -598,6 +598,26 @@ fn a_summary_shows_the_parameter_count_and_the_first_two_phrases() {
 }
 
 #[test]
+fn a_summary_is_a_json_array_and_reads_back_whole() {
+    let summary = ToolSummary {
+        id: "add_todo".into(),
+        description: "Adds \"one\" to-do".into(),
+        parameters: 3,
+        phrases: vec!["add one".into(), "remind me".into()],
+        phrase_count: 5,
+    };
+    let json = serde_json::to_string(&summary).unwrap();
+    assert_eq!(
+        json,
+        r#"["add_todo","Adds \"one\" to-do",3,["add one","remind me"],5]"#
+    );
+    assert_eq!(serde_json::from_str::<ToolSummary>(&json).unwrap(), summary);
+    // Anything else is refused, not read as a summary.
+    assert!(serde_json::from_str::<ToolSummary>(r#"["add_todo","d",3,["a"]]"#).is_err());
+    assert!(serde_json::from_str::<ToolSummary>(r#"{"id":"add_todo"}"#).is_err());
+}
+
+#[test]
 fn an_edit_made_on_the_summaries_gives_the_summaries_of_the_edited_list() {
     let mut tools = vec![named("a"), named("b"), named("c")];
     let mut summaries: Vec<ToolSummary> = tools.iter().map(ToolSummary::of).collect();
