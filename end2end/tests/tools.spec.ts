@@ -304,6 +304,30 @@ test.describe("the AI Tools editor @js-only", () => {
     await expectNoSeriousA11yViolations(page);
   });
 
+  // A card's buttons are in no form and have no type: the click is held
+  // all the same (src/ui/islands.js).
+  for (const action of ["Edit", "Move beta up"]) {
+    test(`a card's "${action}" clicked before the app's editor wakes counts once it does`, async ({ page }) => {
+      await addTool(page, { id: "alpha", description: "First" });
+      await addTool(page, { id: "beta", description: "Second" });
+      await openUntouched(page, page.url());
+      const release = await holdChunks(page);
+      await toolCard(page, "beta").getByRole("button", { name: action, exact: true }).click();
+      await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
+      release();
+      await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
+      const headings = toolsSection(page).getByRole("heading", { level: 3 });
+      if (action === "Edit") {
+        await expect(editor(page).getByLabel("Tool ID")).toHaveValue("beta");
+        await expect(editor(page)).toHaveCount(1);
+      } else {
+        await expect(headings).toHaveText(["beta", "alpha"]);
+        await page.reload();
+        await expect(headings).toHaveText(["beta", "alpha"]);
+      }
+    });
+  }
+
   test("the app's details saved before its editor wakes are saved in place", async ({ page }) => {
     await openUntouched(page, page.url());
     const release = await holdChunks(page);

@@ -132,8 +132,9 @@
         target = event.target;
         held.set(target, event.submitter);
       } else {
-        target = event.target.closest?.('button[type="button"]');
-        if (!target || !region.contains(target)) return;
+        // A button that submits no form (a submit is held as such).
+        target = event.target.closest?.("button");
+        if (!target || !region.contains(target) || (target.form && target.type !== "button")) return;
         held.set(target, null);
       }
       event.preventDefault();

@@ -419,16 +419,16 @@ fn tool_card(
     let (up_id, down_id, edit_id) = (id.to_owned(), id.to_owned(), id.to_owned());
 
     // Without JavaScript the buttons are hidden (style/main.css); before the
-    // island wakes, their `type="button"` is what has a click held for it
-    // (ui/islands.js). The card lays out its items itself, with no wrappers:
-    // each element and attribute a card has is a hundred in the page's render.
+    // island wakes, a click on one is held for it (ui/islands.js: a button in
+    // no form). The card lays out its items itself, with no wrappers, and its
+    // buttons have no `type` (in no form, they submit nothing) and the arrows
+    // no class: each element and attribute a card has is a hundred in the
+    // page's render.
     view! {
         <li class="tool-card">
             // The card's text is one element (see `card_text_html`).
             <div class="tool-text" inner_html=card_text_html(tool)></div>
             <button
-                type="button"
-                class="icon"
                 aria-label=up_label
                 disabled=move || first() || busy.get()
                 on:click=move |_| on_move.run((up_id.clone(), MoveDirection::Up))
@@ -436,8 +436,6 @@ fn tool_card(
                 "↑"
             </button>
             <button
-                type="button"
-                class="icon"
                 aria-label=down_label
                 disabled=move || last() || busy.get()
                 on:click=move |_| on_move.run((down_id.clone(), MoveDirection::Down))
@@ -446,7 +444,6 @@ fn tool_card(
             </button>
             <a class="button" href=try_href>"Try"</a>
             <button
-                type="button"
                 id=format!("tool-{key}-edit")
                 aria-busy=move || {
                     if opening.with(|o| matches!(o, Some((k, _)) if *k == key)) {
