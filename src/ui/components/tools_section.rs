@@ -479,10 +479,12 @@ fn card_text_html(tool: &ToolSummary) -> String {
 }
 
 /// Appends `text` as the text of an element: `&`, `<` and `>` escaped.
-/// Text without them, as nearly all is, is copied in one go.
+/// Text without them, as nearly all is, is copied in one go. Searched for
+/// byte by byte (all three are ASCII, so never inside a longer character):
+/// a search for any of three chars decodes each, four times as dear.
 fn push_escaped(html: &mut String, text: &str) {
     let mut rest = text;
-    while let Some(at) = rest.find(['&', '<', '>']) {
+    while let Some(at) = rest.bytes().position(|b| matches!(b, b'&' | b'<' | b'>')) {
         html.push_str(&rest[..at]);
         html.push_str(match rest.as_bytes()[at] {
             b'&' => "&amp;",
