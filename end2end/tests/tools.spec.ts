@@ -305,26 +305,30 @@ test.describe("the AI Tools editor @js-only", () => {
   });
 
   // A card's buttons are in no form and have no type: the click is held
-  // all the same (src/ui/islands.js).
-  for (const action of ["Edit", "Move beta up"]) {
+  // all the same (src/ui/islands.js), and replayed once.
+  for (const action of ["Edit", "Move gamma up"]) {
     test(`a card's "${action}" clicked before the app's editor wakes counts once it does`, async ({ page }) => {
-      await addTool(page, { id: "alpha", description: "First" });
-      await addTool(page, { id: "beta", description: "Second" });
+      for (const id of ["alpha", "beta", "gamma"]) await addTool(page, { id, description: `The tool ${id}` });
       await openUntouched(page, page.url());
+      const fetches: string[] = [];
+      page.on("request", (request) => fetches.push(new URL(request.url()).pathname));
       const release = await holdChunks(page);
-      await toolCard(page, "beta").getByRole("button", { name: action, exact: true }).click();
+      await toolCard(page, "gamma").getByRole("button", { name: action, exact: true }).click();
       await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
       release();
       await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
       const headings = toolsSection(page).getByRole("heading", { level: 3 });
       if (action === "Edit") {
-        await expect(editor(page).getByLabel("Tool ID")).toHaveValue("beta");
+        await expect(editor(page).getByLabel("Tool ID")).toHaveValue("gamma");
         await expect(editor(page)).toHaveCount(1);
+        expect(fetches.filter((path) => path === "/api/tools/get")).toHaveLength(1);
       } else {
-        await expect(headings).toHaveText(["beta", "alpha"]);
+        // Twice would have put it first.
+        await expect(headings).toHaveText(["alpha", "gamma", "beta"]);
         await page.reload();
-        await expect(headings).toHaveText(["beta", "alpha"]);
+        await expect(headings).toHaveText(["alpha", "gamma", "beta"]);
       }
+      await expect(toolsSection(page).getByRole("alert").filter({ hasText: /\S/ })).toHaveCount(0);
     });
   }
 
