@@ -6,10 +6,11 @@
 //! reads its session, and a read from SQLite is a round trip to the thread
 //! sqlx runs a pooled connection on (and another when the connection goes
 //! back to the pool, which pings it) — on a busy machine the waits for those
-//! threads are most of a read. The store is still written first, so nothing
-//! of a session lives only in memory. (PostgreSQL's instances share their
-//! sessions, so there each request reads the one store: a session ended on
-//! one instance must be ended on all.)
+//! threads are most of a read. Every write still goes to the store first,
+//! and the store alone decides whether a session exists: memory only spares
+//! reading it again. (PostgreSQL's instances share their sessions, so there
+//! each request reads the one store: a session ended on one instance must be
+//! ended on all.)
 
 use super::{
     config::Config,
@@ -100,7 +101,17 @@ impl SessionStore for Store {
     async fn save(&self, record: &Record) -> session_store::Result<()> {
         match self {
             Store::Sqlite(store, cached) => {
+                // A request under way when its session ended (a log-out in
+                // another tab) must not bring it back: the store's save
+                // writes the row whether or not it is still there.
+                if cached.ended(&record.id) {
+                    return Ok(());
+                }
                 store.save(record).await?;
+                if cached.ended(&record.id) {
+                    // It ended while this save was under way.
+                    return store.delete(&record.id).await;
+                }
                 cached.keep(record);
                 Ok(())
             }
@@ -115,7 +126,8 @@ impl SessionStore for Store {
                 None => {
                     let record = store.load(id).await?;
                     if let Some(record) = &record {
-                        cached.keep(record);
+                        // Not over a save made while this read was under way.
+                        cached.keep_if_unknown(record);
                     }
                     Ok(record)
                 }
@@ -127,7 +139,9 @@ impl SessionStore for Store {
     async fn delete(&self, id: &Id) -> session_store::Result<()> {
         match self {
             Store::Sqlite(store, cached) => {
-                // Ended here first: a load under way cannot bring it back.
+                // Ended here first: neither a read nor a save under way can
+                // bring it back. (Should the store fail to delete it, the
+                // log-out fails, and the session stays ended here all the same.)
                 cached.end(id);
                 store.delete(id).await
             }
@@ -141,9 +155,11 @@ impl SessionStore for Store {
 const CACHED_SESSIONS: usize = 4096;
 
 /// The sessions this server has read or written lately, as the store has
-/// them, and the ones it has ended. A session id is never used again once
-/// ended (log-in gives a session a new one), so an ended id stays ended
-/// here even if a write under way when it ended puts it back in the store.
+/// them, and the ones it has ended lately. A session id is never used again
+/// once ended (log-in gives a session a new one): a save is not made for an
+/// ended one, and a save under way when it ended is undone; reads and saves
+/// under way do not bring it back here either. Forgotten, an ended session
+/// is still gone from the store.
 #[derive(Clone, Debug, Default)]
 pub struct Cached {
     sessions: Arc<Mutex<HashMap<Id, Option<Record>>>>,
@@ -178,6 +194,21 @@ impl Cached {
         }
         make_room(&mut sessions, &record.id);
         sessions.insert(record.id, Some(record.clone()));
+    }
+
+    /// The session as the store had it when read, unless something newer
+    /// is known of it by now (a save, its end).
+    fn keep_if_unknown(&self, record: &Record) {
+        let mut sessions = self.sessions();
+        if sessions.contains_key(&record.id) {
+            return;
+        }
+        make_room(&mut sessions, &record.id);
+        sessions.insert(record.id, Some(record.clone()));
+    }
+
+    fn ended(&self, id: &Id) -> bool {
+        matches!(self.sessions().get(id), Some(None))
     }
 
     fn end(&self, id: &Id) {
@@ -246,6 +277,57 @@ mod tests {
         // A save or a load under way when it ended.
         cached.keep(&session);
         assert_eq!(cached.get(&session.id), Some(None));
+    }
+
+    #[test]
+    fn a_read_does_not_replace_a_save_made_meanwhile() {
+        let cached = Cached::default();
+        let read = record(Duration::days(1));
+        let mut saved = read.clone();
+        saved.expiry_date += Duration::days(1);
+        cached.keep(&saved);
+        cached.keep_if_unknown(&read);
+        assert_eq!(cached.get(&read.id), Some(Some(saved)));
+        let other = record(Duration::days(1));
+        cached.keep_if_unknown(&other);
+        assert_eq!(cached.get(&other.id), Some(Some(other.clone())));
+    }
+
+    async fn sqlite_store() -> (Store, SqliteStore) {
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect("sqlite::memory:")
+            .await
+            .unwrap();
+        let plain = SqliteStore::new(pool);
+        plain.migrate().await.unwrap();
+        (Store::Sqlite(plain.clone(), Cached::default()), plain)
+    }
+
+    #[tokio::test]
+    async fn a_session_once_read_is_read_from_memory() {
+        let (store, plain) = sqlite_store().await;
+        let mut session = record(Duration::days(1));
+        store.create(&mut session).await.unwrap();
+        // Gone from the table behind the store's back (by hand): the
+        // console still has it.
+        plain.delete(&session.id).await.unwrap();
+        assert_eq!(store.load(&session.id).await.unwrap(), Some(session));
+    }
+
+    #[tokio::test]
+    async fn a_save_under_way_when_its_session_ends_does_not_bring_it_back() {
+        let (store, plain) = sqlite_store().await;
+        let mut session = record(Duration::days(1));
+        store.create(&mut session).await.unwrap();
+        store.delete(&session.id).await.unwrap();
+        // The request that was under way ends with a save of the session.
+        store.save(&session).await.unwrap();
+        assert_eq!(plain.load(&session.id).await.unwrap(), None);
+        assert_eq!(store.load(&session.id).await.unwrap(), None);
+        // Even once this server has forgotten it ended.
+        let fresh = Store::Sqlite(plain, Cached::default());
+        assert_eq!(fresh.load(&session.id).await.unwrap(), None);
     }
 
     #[test]
