@@ -215,7 +215,7 @@ impl Db {
         match task.await {
             Ok(result) => result,
             Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-            // Cancelled: its runtime is shutting down.
+            // Cancelled: the runtime is shutting down.
             Err(_) => Err(sqlx::Error::PoolClosed),
         }
     }

@@ -121,26 +121,18 @@ impl SqliteWriter {
         connection: SqliteConnection,
         checkpointing: SqliteConnection,
     ) -> std::io::Result<Arc<SqliteWriter>> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let batches = runtime.handle().clone();
         let (stop_batches, stopped) = oneshot::channel::<()>();
-        let (started, handle) = std::sync::mpsc::sync_channel(1);
         std::thread::Builder::new()
             .name("sqlite-batches".into())
             .spawn(move || {
-                let runtime = match tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    Ok(runtime) => runtime,
-                    Err(error) => return drop(started.send(Err(error))),
-                };
-                let _ = started.send(Ok(runtime.handle().clone()));
-                // Until the writer is dropped (each batch write holds it, so
-                // none is left by then).
+                // Until the writer is dropped; its batch writes then left
+                // are dropped with the runtime.
                 let _ = runtime.block_on(stopped);
             })?;
-        let batches = handle
-            .recv()
-            .map_err(|_| std::io::Error::other("the batch writes' thread did not start"))??;
         let writer = Arc::new(SqliteWriter {
             state: Arc::new(Mutex::new(State {
                 connection,
@@ -353,7 +345,7 @@ impl SqliteWriter {
 }
 
 /// Counts a batch write waiting for the turn, for as long as it waits
-/// (a task dropped while waiting is no longer counted).
+/// (a task dropped while waiting, as at shutdown, is no longer counted).
 struct Waiting<'a>(&'a AtomicUsize);
 
 impl<'a> Waiting<'a> {
