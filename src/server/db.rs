@@ -137,7 +137,7 @@ impl Db {
                     )
                     .connect()
                     .await?;
-                let writer = SqliteWriter::start(writer, options.connect().await?)?;
+                let writer = SqliteWriter::start(writer, options.connect().await?);
                 Ok(Db {
                     pool: Pool::Sqlite(pool),
                     writer: Writers::Sqlite(writer),
@@ -197,7 +197,7 @@ impl Db {
         commit: impl FnOnce(&Outcome) -> bool + Send + 'static,
     ) -> Result<Outcome, sqlx::Error> {
         let task = match &self.writer {
-            Writers::Sqlite(writer) => writer.spawn_batch(batch, commit),
+            Writers::Sqlite(writer) => tokio::spawn(writer.clone().write_batch(batch, commit)),
             Writers::Postgres(pool) => {
                 let pool = pool.clone();
                 tokio::spawn(async move {

@@ -18,9 +18,6 @@
 //! commits for all ([`SqliteWriter::write_batch`]). Each write still
 //! answers only once its changes are committed, and a write that is refused
 //! (a stale revision) is rolled back to its savepoint alone.
-//! The batch writes run on a thread of their own (a runtime with nothing
-//! else to do, [`SqliteWriter::spawn_batch`]), so that handing the turn on
-//! and hearing from the connection's thread never wait behind requests.
 //!
 //! A write in WAL mode appends pages to the log; a checkpoint copies them
 //! back into the database file so that the log can start over. SQLite does
@@ -91,10 +88,6 @@ pub(super) struct SqliteWriter {
     closed: AtomicBool,
     /// The checkpointer's task, awaited at close.
     checkpointer: std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>,
-    /// The runtime batch writes run on: one thread of their own (see
-    /// [`SqliteWriter::spawn_batch`]), which ends with the writer.
-    batches: tokio::runtime::Handle,
-    _stop_batches: oneshot::Sender<()>,
 }
 
 #[derive(Debug)]
@@ -120,19 +113,7 @@ impl SqliteWriter {
     pub(super) fn start(
         connection: SqliteConnection,
         checkpointing: SqliteConnection,
-    ) -> std::io::Result<Arc<SqliteWriter>> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let batches = runtime.handle().clone();
-        let (stop_batches, stopped) = oneshot::channel::<()>();
-        std::thread::Builder::new()
-            .name("sqlite-batches".into())
-            .spawn(move || {
-                // Until the writer is dropped; its batch writes then left
-                // are dropped with the runtime.
-                let _ = runtime.block_on(stopped);
-            })?;
+    ) -> Arc<SqliteWriter> {
         let writer = Arc::new(SqliteWriter {
             state: Arc::new(Mutex::new(State {
                 connection,
@@ -146,8 +127,6 @@ impl SqliteWriter {
             finish_checkpoint: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             checkpointer: std::sync::Mutex::new(None),
-            batches,
-            _stop_batches: stop_batches,
         });
         let task = tokio::spawn(checkpointer(
             Arc::downgrade(&writer),
@@ -158,21 +137,7 @@ impl SqliteWriter {
             .checkpointer
             .lock()
             .unwrap_or_else(|e| e.into_inner()) = Some(task);
-        Ok(writer)
-    }
-
-    /// [`SqliteWriter::write_batch`] as a task of its own, on the batch
-    /// writes' own thread. The writes in a group hand the turn on from one
-    /// to the next, each after a round trip to the connection's thread: on
-    /// the server's runtime every hand-over and every answer waited in line
-    /// behind whatever requests the runtime's threads had to get on with,
-    /// and all the writes queued behind the turn waited with it.
-    pub(super) fn spawn_batch(
-        self: &Arc<Self>,
-        batch: Batch,
-        commit: impl FnOnce(&Outcome) -> bool + Send + 'static,
-    ) -> tokio::task::JoinHandle<Result<Outcome, sqlx::Error>> {
-        self.batches.spawn(self.clone().write_batch(batch, commit))
+        writer
     }
 
     /// A turn for a write of its own (a transaction of sqlx's): an open
@@ -210,9 +175,8 @@ impl SqliteWriter {
     /// Runs `batch` in a transaction — shared with the batch writes around
     /// it, in a savepoint of its own — and keeps its changes if
     /// `commit(&outcome)` says so; answers once they are committed (or
-    /// were undone). Run it as a task of its own ([`SqliteWriter::spawn_batch`]):
-    /// a group left open is gone on with by the writes waiting for their
-    /// turn, which must come.
+    /// were undone). Run it as a task of its own: a group left open is
+    /// gone on with by the writes waiting for their turn, which must come.
     pub(super) async fn write_batch(
         self: Arc<Self>,
         batch: Batch,
