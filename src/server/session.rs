@@ -189,22 +189,18 @@ impl Cached {
     /// The session as the store now has it, unless it was ended.
     fn keep(&self, record: &Record) {
         let mut sessions = self.sessions();
-        if let Some(None) = sessions.get(&record.id) {
-            return;
+        if !matches!(sessions.get(&record.id), Some(None)) {
+            insert(&mut sessions, record.id, Some(record.clone()));
         }
-        make_room(&mut sessions, &record.id);
-        sessions.insert(record.id, Some(record.clone()));
     }
 
     /// The session as the store had it when read, unless something newer
     /// is known of it by now (a save, its end).
     fn keep_if_unknown(&self, record: &Record) {
         let mut sessions = self.sessions();
-        if sessions.contains_key(&record.id) {
-            return;
+        if !sessions.contains_key(&record.id) {
+            insert(&mut sessions, record.id, Some(record.clone()));
         }
-        make_room(&mut sessions, &record.id);
-        sessions.insert(record.id, Some(record.clone()));
     }
 
     fn ended(&self, id: &Id) -> bool {
@@ -212,10 +208,14 @@ impl Cached {
     }
 
     fn end(&self, id: &Id) {
-        let mut sessions = self.sessions();
-        make_room(&mut sessions, id);
-        sessions.insert(*id, None);
+        insert(&mut self.sessions(), *id, None);
     }
+}
+
+/// Puts `id`'s entry among `sessions`, making room for it first.
+fn insert(sessions: &mut HashMap<Id, Option<Record>>, id: Id, entry: Option<Record>) {
+    make_room(sessions, &id);
+    sessions.insert(id, entry);
 }
 
 /// Room for `id` among `sessions`.
@@ -293,7 +293,9 @@ mod tests {
         assert_eq!(cached.get(&other.id), Some(Some(other.clone())));
     }
 
-    async fn sqlite_store() -> (Store, SqliteStore) {
+    /// A session created through the caching store over an in-memory
+    /// SQLite table, and the plain store over the same table.
+    async fn stored_session() -> (Store, SqliteStore, Record) {
         let pool = sqlx::sqlite::SqlitePoolOptions::new()
             .max_connections(1)
             .connect("sqlite::memory:")
@@ -301,14 +303,15 @@ mod tests {
             .unwrap();
         let plain = SqliteStore::new(pool);
         plain.migrate().await.unwrap();
-        (Store::Sqlite(plain.clone(), Cached::default()), plain)
+        let store = Store::Sqlite(plain.clone(), Cached::default());
+        let mut session = record(Duration::days(1));
+        store.create(&mut session).await.unwrap();
+        (store, plain, session)
     }
 
     #[tokio::test]
-    async fn a_session_once_read_is_read_from_memory() {
-        let (store, plain) = sqlite_store().await;
-        let mut session = record(Duration::days(1));
-        store.create(&mut session).await.unwrap();
+    async fn a_session_once_written_is_read_from_memory() {
+        let (store, plain, session) = stored_session().await;
         // Gone from the table behind the store's back (by hand): the
         // console still has it.
         plain.delete(&session.id).await.unwrap();
@@ -317,9 +320,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_save_under_way_when_its_session_ends_does_not_bring_it_back() {
-        let (store, plain) = sqlite_store().await;
-        let mut session = record(Duration::days(1));
-        store.create(&mut session).await.unwrap();
+        let (store, plain, session) = stored_session().await;
         store.delete(&session.id).await.unwrap();
         // The request that was under way ends with a save of the session.
         store.save(&session).await.unwrap();
