@@ -17,7 +17,7 @@ pub const STALE_MESSAGE: &str = "This app was changed elsewhere. Reload to see t
 #[server(prefix = "/api", endpoint = "apps/list")]
 pub async fn list_apps() -> Result<Vec<AppSummary>, AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer()?;
+    let developer = context::require_developer().await?;
     let state = context::state()?;
     repo::apps::list_for_owner(&state.db, developer.id)
         .await
@@ -28,11 +28,8 @@ pub async fn list_apps() -> Result<Vec<AppSummary>, AppError> {
 #[server(prefix = "/api", endpoint = "apps/get")]
 pub async fn get_app(package_name: String) -> Result<AppDetails, AppError> {
     use crate::api::context;
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    Ok(context::owned_app(&state, &developer, &package_name)
-        .await?
-        .details)
+    Ok(context::owned_app(&state, &package_name).await?.1.details)
 }
 
 /// Everything the app's page shows, loaded with one ownership check.
@@ -47,9 +44,8 @@ pub struct AppPage {
 #[server(prefix = "/api", endpoint = "apps/page")]
 pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (_, app) = context::owned_app(&state, &package_name).await?;
     let tools = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?
@@ -81,7 +77,7 @@ pub async fn create_app(
         domain::{app::AppInput, url::encode_component, FieldErrors},
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer()?;
+    let developer = context::require_developer().await?;
     let input = AppInput {
         package_name,
         name,
@@ -132,9 +128,8 @@ pub async fn save_app(
         domain::{app::AppInput, url::encode_component},
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     let input = AppInput {
         // Immutable: whatever the form says, the stored one is kept.
         package_name: app.details.package_name.clone(),
@@ -191,9 +186,8 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
         domain::{url::encode_component, FieldErrors},
         server::repo,
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     if confirmation.trim() != app.details.package_name {
         return Err(FieldErrors::single(
             "confirmation",

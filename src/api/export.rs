@@ -12,9 +12,8 @@ pub async fn render_export(
     options: ExportOptions,
 ) -> Result<String, AppError> {
     use crate::{api::context, server::exports};
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (_, app) = context::owned_app(&state, &package_name).await?;
     let text = exports::rendered(&state, &app, format, options)
         .await
         .map_err(context::internal)?;

@@ -20,9 +20,8 @@ pub struct RevisionView {
 #[server(prefix = "/api", endpoint = "history/list")]
 pub async fn list_revisions(package_name: String) -> Result<Vec<RevisionSummary>, AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (_, app) = context::owned_app(&state, &package_name).await?;
     repo::revisions::list(&state.db, app.id)
         .await
         .map_err(context::internal)
@@ -35,9 +34,8 @@ pub async fn get_revision(package_name: String, revision: i64) -> Result<Revisio
         domain::{diff::diff_lines, revision::snapshot_text},
         server::repo,
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (_, app) = context::owned_app(&state, &package_name).await?;
     let detail = repo::revisions::get(&state.db, app.id, revision)
         .await
         .map_err(context::internal)?
@@ -72,9 +70,8 @@ pub async fn restore_revision(
         domain::{revision::Change, url::encode_component},
         server::{clock::now_ms, repo, repo::apps::Revised},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     let detail = repo::revisions::get(&state.db, app.id, revision)
         .await
         .map_err(context::internal)?

@@ -34,9 +34,8 @@ pub async fn preview_import(
         domain::import::{merge, parse, preview},
         server::repo,
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (_, app) = context::owned_app(&state, &package_name).await?;
     let imported = match parse(content.as_bytes()) {
         Ok(imported) => imported,
         Err(rejected) => {
@@ -78,9 +77,8 @@ pub async fn apply_import(
         },
         server::{clock::now_ms, repo, repo::apps::Revised},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     let imported = parse(content.as_bytes()).map_err(|rejected| {
         let mut errors = FieldErrors::new();
         for problem in rejected.errors {

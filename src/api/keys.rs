@@ -7,9 +7,8 @@ use leptos::{prelude::*, server_fn::codec::Json};
 #[server(prefix = "/api", endpoint = "keys/list", input = Json)]
 pub async fn list_api_keys(package_name: String) -> Result<Vec<ApiKeySummary>, AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (_, app) = context::owned_app(&state, &package_name).await?;
     repo::api_keys::list_for_app(&state.db, app.id)
         .await
         .map_err(context::internal)
@@ -23,9 +22,8 @@ pub async fn create_api_key(package_name: String, name: String) -> Result<NewApi
         domain::{keys::check_key_name, FieldErrors},
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     let name = check_key_name(&name).map_err(|message| FieldErrors::single("key_name", message))?;
     let key = repo::api_keys::generate().map_err(context::internal)?;
     repo::api_keys::create(&state.db, app.id, &name, &key, now_ms())
@@ -47,9 +45,8 @@ pub async fn revoke_api_key(
         api::context,
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     if !repo::api_keys::revoke(&state.db, app.id, key_id, now_ms())
         .await
         .map_err(context::internal)?

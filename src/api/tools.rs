@@ -39,9 +39,8 @@ async fn owned_config(
     package_name: &str,
 ) -> Result<(i64, std::sync::Arc<crate::domain::config::AppConfig>), AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, package_name).await?;
+    let (_, app) = context::owned_app(&state, package_name).await?;
     let config = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
@@ -61,9 +60,8 @@ pub async fn save_tool(
         api::context,
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     let tool = draft.parse()?;
     let written = repo::tools::save(
         &state.db,
@@ -90,9 +88,8 @@ pub async fn delete_tool(
         api::context,
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     let written = repo::tools::delete(&state.db, app.id, revision, &tool_id, &developer, now_ms())
         .await
         .map_err(context::internal)?;
@@ -111,9 +108,8 @@ pub async fn move_tool(
         api::context,
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, &package_name).await?;
     let written = repo::tools::move_tool(
         &state.db,
         app.id,

@@ -48,10 +48,19 @@ pub const SENDS_PER_MINUTE: usize = 30;
 
 #[server(prefix = "/api", endpoint = "tools/try-target", input = Json)]
 pub async fn get_try_target(package_name: String, tool_id: String) -> Result<TryTarget, AppError> {
+    Ok(try_target(&package_name, &tool_id).await?.1)
+}
+
+/// The signed-in developer and where their tool `tool_id` of app
+/// `package_name` is sent.
+#[cfg(feature = "ssr")]
+async fn try_target(
+    package_name: &str,
+    tool_id: &str,
+) -> Result<(super::auth::CurrentDeveloper, TryTarget), AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer()?;
     let state = context::state()?;
-    let app = context::owned_app(&state, &developer, &package_name).await?;
+    let (developer, app) = context::owned_app(&state, package_name).await?;
     let tool = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?
@@ -60,12 +69,13 @@ pub async fn get_try_target(package_name: String, tool_id: String) -> Result<Try
         .find(|t| t.id == tool_id)
         .cloned()
         .ok_or(AppError::NotFound)?;
-    Ok(TryTarget {
+    let target = TryTarget {
         app_name: app.details.name,
         tool,
         url: format!("{}/tool", app.details.public_url),
-        default_user: developer.email,
-    })
+        default_user: developer.email.clone(),
+    };
+    Ok((developer, target))
 }
 
 /// Builds the `ToolCall` from `inputs` (text per parameter name) and POSTs it
@@ -87,8 +97,7 @@ pub async fn send_tool_call(
         },
         server::{clock::now_ms, outbound},
     };
-    let target = get_try_target(package_name, tool_id).await?;
-    let developer = context::require_developer()?;
+    let (developer, target) = try_target(&package_name, &tool_id).await?;
     let state = context::state()?;
 
     let now = now_ms();

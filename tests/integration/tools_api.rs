@@ -270,3 +270,58 @@ async fn tool_functions_need_a_session_and_change_nothing_without_one() {
     assert_nothing_written(&mut alice).await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_deleted_developers_calls_are_refused_and_end_their_session() {
+    for db in TestDatabase::all().await {
+        let server = TestServer::start(db).await;
+        let mut alice = signed_in(&server, "alice@example.com").await;
+        create_app(&mut alice).await;
+        let mut carol = signed_in(&server, "carol@example.com").await;
+        // An operator deletes both accounts (the console has no way to);
+        // alice's app goes with hers, and her session cookies live on.
+        let deleted: u64 = toolwright::on_db!(&server.state.db, pool => sqlx::query(
+            "DELETE FROM developers WHERE email IN ('alice@example.com', 'carol@example.com')",
+        )
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))
+        .unwrap();
+        assert_eq!(deleted, 2);
+        // Bob makes an app of the same name, with a tool.
+        let mut bob = signed_in(&server, "bob@example.com").await;
+        create_app(&mut bob).await;
+        let (status, _) = json_call_with_status(
+            &bob,
+            "/api/tools/save",
+            json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
+        )
+        .await;
+        assert_eq!(status, 200);
+
+        // A function of an app, and one of none: each session is refused
+        // (not told the app is missing) and ends.
+        let answer = alice
+            .call("/api/tools/list", &[("package_name", "com.example.todo")])
+            .await;
+        assert_eq!(
+            answer.app_error(),
+            AppError::Unauthorized,
+            "{}",
+            server.db.label()
+        );
+        assert_eq!(answer.session_cookie(), Some(""), "{answer:?}");
+        let answer = carol.call("/api/apps/list", &[]).await;
+        assert_eq!(
+            answer.app_error(),
+            AppError::Unauthorized,
+            "{}",
+            server.db.label()
+        );
+        assert_eq!(answer.session_cookie(), Some(""), "{answer:?}");
+
+        assert_writes_refused(&alice, AppError::Unauthorized).await;
+        assert_nothing_written(&mut bob).await;
+        server.stop().await;
+    }
+}

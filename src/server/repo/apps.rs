@@ -149,6 +149,41 @@ pub async fn find_for_owner(
     Ok(row.map(StoredApp::from))
 }
 
+/// Developer `owner_id` and their app `package_name`, in one query: the
+/// check of a server function whose session claims `owner_id` (see
+/// [`crate::server::auth::Claimed`]). `None` when either is missing — the
+/// app being theirs proves the account exists, as a deleted account's apps
+/// go with it.
+pub async fn find_with_owner(
+    db: &Db,
+    owner_id: i64,
+    package_name: &str,
+) -> Result<Option<(Author, StoredApp)>, sqlx::Error> {
+    #[derive(sqlx::FromRow)]
+    struct Row {
+        email: String,
+        #[sqlx(flatten)]
+        app: AppRow,
+    }
+    let row: Option<Row> = on_db!(db, pool => sqlx::query_as(
+        "SELECT d.email, a.id, a.package_name, a.name, a.description, a.version, a.public_url, \
+         a.revision, a.updated_at, a.settings_json \
+         FROM apps a JOIN developers d ON d.id = a.owner_id \
+         WHERE a.owner_id = $1 AND a.package_name = $2",
+    )
+    .bind(owner_id)
+    .bind(package_name)
+    .fetch_optional(pool)
+    .await)?;
+    Ok(row.map(|row| {
+        let developer = Author {
+            id: owner_id,
+            email: row.email,
+        };
+        (developer, StoredApp::from(row.app))
+    }))
+}
+
 /// The app with this package name, whoever owns it (for API keys, which
 /// are checked against the app they belong to).
 pub async fn find_by_package(
