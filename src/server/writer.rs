@@ -83,7 +83,8 @@ pub(super) struct SqliteWriter {
     /// Woken every [`CHECKPOINT_EVERY_TURNS`] turns, and at close.
     due: Arc<Notify>,
     /// Set by the checkpointer when all but the last few pages are copied:
-    /// the next transaction to begin copies those first.
+    /// the next transaction to begin copies those first, and clears it;
+    /// the checkpointer starts no round while it is set.
     finish_checkpoint: AtomicBool,
     closed: AtomicBool,
     /// The checkpointer's task, awaited at close.
@@ -266,13 +267,17 @@ impl SqliteWriter {
     /// Before a transaction begins on the connection: the checkpointer's
     /// last few pages, when it asked.
     async fn before_transaction(&self, state: &mut State) {
-        if self.finish_checkpoint.swap(false, Ordering::AcqRel) {
+        if self.finish_checkpoint.load(Ordering::Acquire) {
             // The pages written since the checkpointer's last pass (a save
             // or two): with them copied, this transaction starts the log
             // over instead of making it longer.
             if let Err(error) = checkpoint(&mut state.connection).await {
                 tracing::warn!(%error, "SQLite checkpoint failed; the next round tries again");
             }
+            // Only now may the checkpointer start another round: two
+            // checkpoints at once, one is refused (busy), and were it this
+            // one, the log would not start over but grow for another round.
+            self.finish_checkpoint.store(false, Ordering::Release);
         }
     }
 
@@ -412,6 +417,11 @@ async fn checkpointer(
         };
         if writer.closed.load(Ordering::Acquire) {
             break;
+        }
+        // The last round's end is still for the writer to copy (see
+        // `before_transaction`): the next waits for it.
+        if writer.finish_checkpoint.load(Ordering::Acquire) {
+            continue;
         }
         if writer.turns.swap(0, Ordering::AcqRel) == 0 {
             continue;
