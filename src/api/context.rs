@@ -121,11 +121,9 @@ pub async fn owned_app(
         .await
         .map_err(internal)?
     {
-        Some((developer, app)) => {
-            let developer = crate::server::auth::settle(&session()?, Some(developer))
-                .await
-                .ok_or(AppError::Unauthorized)?;
-            Ok((developer, app))
+        Some(found) => {
+            crate::server::auth::keep_alive(&session()?).await;
+            Ok(found)
         }
         // No such app of theirs, or no such developer: which one decides
         // the answer (and a gone account's session ends).

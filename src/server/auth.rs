@@ -1,5 +1,7 @@
-//! Who is asking: the session's developer, loaded once per request; and
-//! whether a log-in attempt may go ahead and its password matches.
+//! Who is asking: the session's developer, checked once per request (for
+//! a page, before it renders; a server function checks its own, see
+//! [`Claimed`]); and whether a log-in attempt may go ahead and its password
+//! matches.
 
 use super::{db::Db, password, repo, state::AppState};
 use crate::{
@@ -101,7 +103,7 @@ const KEEP_ALIVE_EVERY_MS: i64 = 60 * 60 * 1000;
 /// Makes the inactivity expiry slide: tower-sessions only re-saves a session
 /// (and so pushes its expiry and the cookie's Max-Age forward) when it is
 /// modified, so an active session is touched at most once an hour.
-async fn keep_alive(session: &Session) {
+pub async fn keep_alive(session: &Session) {
     let now = super::clock::now_ms();
     let seen_at = session.get::<i64>(SEEN_AT_KEY).await.ok().flatten();
     if seen_at.is_none_or(|at| now - at >= KEEP_ALIVE_EVERY_MS) {

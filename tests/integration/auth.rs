@@ -603,3 +603,40 @@ async fn an_active_session_is_extended_at_most_once_an_hour() {
     assert!(second.session_cookie().is_none(), "{:?}", second.set_cookie);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_server_function_extends_its_session_too() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let extended = |answer: &crate::common::Answer, id: &str| {
+        answer.set_cookie.iter().any(|c| {
+            c.starts_with("toolwright_session=") && c.contains(id) && c.contains("Max-Age=604800")
+        })
+    };
+    // A function of no app: its session's developer is looked up alone.
+    let mut browser = Browser::new(&server);
+    browser.signup("dev@example.com", PASSWORD).await;
+    let id = browser.session.clone().unwrap();
+    let app = [
+        ("package_name", "com.example.todo"),
+        ("name", "Todo App"),
+        ("description", ""),
+        ("version", "1.0.0"),
+        ("public_url", "https://todo.example.com"),
+    ];
+    let created = browser.call("/api/apps/create", &app).await;
+    assert!(extended(&created, &id), "{:?}", created.set_cookie);
+    let listed = browser.call("/api/apps/list", &[]).await;
+    assert!(listed.session_cookie().is_none(), "{:?}", listed.set_cookie);
+
+    // A function of an app: the developer is checked with the app.
+    let mut other = Browser::new(&server);
+    other.login("dev@example.com", PASSWORD).await;
+    let id = other.session.clone().unwrap();
+    let pkg = [("package_name", "com.example.todo")];
+    let got = other.call("/api/apps/get", &pkg).await;
+    assert_eq!(got.status, 200, "{}", got.body);
+    assert!(extended(&got, &id), "{:?}", got.set_cookie);
+    let again = other.call("/api/apps/get", &pkg).await;
+    assert!(again.session_cookie().is_none(), "{:?}", again.set_cookie);
+    server.stop().await;
+}

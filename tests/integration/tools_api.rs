@@ -278,16 +278,17 @@ async fn a_deleted_developers_calls_are_refused_and_end_their_session() {
         let mut alice = signed_in(&server, "alice@example.com").await;
         create_app(&mut alice).await;
         let mut carol = signed_in(&server, "carol@example.com").await;
-        // An operator deletes both accounts (the console has no way to);
-        // alice's app goes with hers, and her session cookies live on.
+        let dave = signed_in(&server, "dave@example.com").await;
+        // An operator deletes these accounts (the console has no way to);
+        // alice's app goes with hers, and their session cookies live on.
         let deleted: u64 = toolwright::on_db!(&server.state.db, pool => sqlx::query(
-            "DELETE FROM developers WHERE email IN ('alice@example.com', 'carol@example.com')",
+            "DELETE FROM developers WHERE email IN ('alice@example.com', 'carol@example.com', 'dave@example.com')",
         )
         .execute(pool)
         .await
         .map(|done| done.rows_affected()))
         .unwrap();
-        assert_eq!(deleted, 2);
+        assert_eq!(deleted, 3);
         // Bob makes an app of the same name, with a tool.
         let mut bob = signed_in(&server, "bob@example.com").await;
         create_app(&mut bob).await;
@@ -320,7 +321,8 @@ async fn a_deleted_developers_calls_are_refused_and_end_their_session() {
         );
         assert_eq!(answer.session_cookie(), Some(""), "{answer:?}");
 
-        assert_writes_refused(&alice, AppError::Unauthorized).await;
+        // Writes, the first of them with the session still held.
+        assert_writes_refused(&dave, AppError::Unauthorized).await;
         assert_nothing_written(&mut bob).await;
         server.stop().await;
     }
