@@ -450,7 +450,10 @@ def write_report(results, first_load, raw, rss_kb, instructions):
         "statements, one round trip to the thread sqlx runs the writing connection on; saves queued behind one share "
         "its transaction (group commit: each in a savepoint of its own, committed together, each answering once "
         "committed), and a checkpointer copies the log back into the database file beside the writer. The floor is "
-        "the same repository call in-process, on the same writer, so it gains from all of that too.",
+        "the same repository call in-process, on the same writer, so it gains from all of that too. Before its batch "
+        "a save reads one row: on SQLite its session is kept in memory, and the developer and the app are checked "
+        "in one query (apps joined to developers; the two lookups, each a round trip to a pooled connection's "
+        "thread, were a tenth of the saves a second).",
         "- Page: nearly all of its time is rendering (the database reads are a few percent), and the allocator is "
         "mimalloc (glibc's malloc took a third of it). Views are type-erased in the server too: the wasm needs it for its "
         "size, and a server without it renders different hydration markers (the islands then fail to hydrate). "
@@ -493,10 +496,16 @@ def write_report(results, first_load, raw, rss_kb, instructions):
         "(`--converge`, `-Oz` twice, `--gufa`, `--flatten --rereloop`) save under 1%.",
         "- `/healthz` is driven flat out (wrk, 4 connections) both idle and while 8 clients log in without a pause "
         "(each log-in one argon2id hash of 19 MiB), so on 2 cores its p99 is mostly queueing for the CPU. Hashes run "
-        "off the async runtime on one thread (one fewer than the cores) at nice 10. Run to run the ratio goes from "
-        "about 1.3× to 3.8× on this machine (idle p99 0.8–2.4 ms). Tried and not kept: the hashing thread at nice 19 "
-        "or `SCHED_IDLE` (log-ins a third to a half slower, the p99 under log-ins unchanged), and argon2's memory kept "
-        "in the heap rather than mapped for each hash. A refused log-in hashes nothing, so refusals are counted and "
+        "off the async runtime on one thread (one fewer than the cores) at nice 10. The ratio is as much the "
+        "machine's as the server's: on an Intel Xeon machine of this kind it went from about 1.3× to 3.8× run to "
+        "run (idle p99 0.8–2.4 ms); on an AMD EPYC one the idle p99 is 0.3–0.9 ms and under log-ins 2.3–2.9 ms "
+        "(2.5–7×), and a CPU hog at nice 10 with no memory to speak of, in place of the log-ins, makes it about 1.5 ms. "
+        "Tried and not kept: the hashing thread at nice 19 or `SCHED_IDLE` (on the EPYC, seven runs each: p99 under "
+        "log-ins 2.9 → 2.2 ms, but log-ins 22 → 9 a second, and starved whenever the CPU is busy), the runtime's "
+        "threads asking the scheduler (EEVDF) for 100 µs slices (idle p99 lower, under log-ins 2.6 → 2.3 ms: the ratio "
+        "worse), and argon2's memory kept in the heap rather than mapped for each hash (each hash faults in its 19 MiB "
+        "afresh, about 4,900 page faults; mimalloc's purge and arena options did not keep it). A refused log-in "
+        "hashes nothing, so refusals are counted and "
         "the target needs none (each run ends with log-ins in flight, which the server finishes rather than leave "
         "them counting against the client).",
     ]
