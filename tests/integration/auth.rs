@@ -1,7 +1,7 @@
 //! Accounts over real HTTP: cookies, session rotation, log-out, throttling,
 //! cross-site refusal and security headers.
 
-use crate::common::{poll_until, Browser, TestDatabase, TestServer};
+use crate::common::{delete_accounts, poll_until, Browser, TestDatabase, TestServer};
 use toolwright::api::AppError;
 
 const PASSWORD: &str = "correct horse battery staple";
@@ -309,14 +309,7 @@ async fn a_deleted_developers_session_does_not_sign_in_the_next_to_sign_up() {
         alice.signup("alice@example.com", PASSWORD).await;
         // An operator deletes the newest account (the console itself has
         // no way to); its session cookie lives on in the browser.
-        let deleted: u64 = toolwright::on_db!(&server.state.db, pool => sqlx::query(
-            "DELETE FROM developers WHERE email = 'alice@example.com'",
-        )
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))
-        .unwrap();
-        assert_eq!(deleted, 1);
+        delete_accounts(&server, &["alice@example.com"]).await;
 
         let mut bob = Browser::new(&server);
         assert_eq!(bob.signup("bob@example.com", PASSWORD).await.status, 302);

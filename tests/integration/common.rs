@@ -444,3 +444,19 @@ where
         tokio::time::sleep(std::time::Duration::from_millis(2)).await;
     }
 }
+
+/// Deletes the accounts of `emails` behind the console's back, as an
+/// operator would (the console has no way to); each must exist.
+pub async fn delete_accounts(server: &TestServer, emails: &[&str]) {
+    for email in emails {
+        let deleted: u64 = toolwright::on_db!(&server.state.db, pool => sqlx::query(
+            "DELETE FROM developers WHERE email = $1",
+        )
+        .bind(email)
+        .execute(pool)
+        .await
+        .map(|done| done.rows_affected()))
+        .unwrap();
+        assert_eq!(deleted, 1, "{email}");
+    }
+}

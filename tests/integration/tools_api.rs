@@ -1,6 +1,6 @@
 //! Tool server functions over real HTTP: ownership and validation.
 
-use crate::common::{json_call_with_status, Browser, TestDatabase, TestServer};
+use crate::common::{delete_accounts, json_call_with_status, Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use toolwright::{api::AppError, domain::tool::ToolsState};
 
@@ -56,6 +56,19 @@ async fn create_app(browser: &mut Browser) {
             ],
         )
         .await;
+}
+
+/// The todo app with one tool, `add_todo`, saved at revision 1 (the app
+/// is then at revision 2).
+async fn todo_app_with_add_todo(browser: &mut Browser) {
+    create_app(browser).await;
+    let (status, body) = json_call_with_status(
+        browser,
+        "/api/tools/save",
+        json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
 }
 
 /// Every write to tool `add_todo` of the todo app at revision 2: replacing
@@ -160,13 +173,7 @@ async fn another_developers_save_delete_and_move_are_refused_and_change_nothing(
     for db in TestDatabase::all().await {
         let server = TestServer::start(db).await;
         let mut alice = signed_in(&server, "alice@example.com").await;
-        create_app(&mut alice).await;
-        json_call_with_status(
-            &alice,
-            "/api/tools/save",
-            json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
-        )
-        .await;
+        todo_app_with_add_todo(&mut alice).await;
         let mut bob = signed_in(&server, "bob@example.com").await;
         let list = bob
             .call("/api/tools/list", &[("package_name", "com.example.todo")])
@@ -247,14 +254,7 @@ async fn a_stale_tool_save_is_a_conflict() {
 async fn tool_functions_need_a_session_and_change_nothing_without_one() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let mut alice = signed_in(&server, "alice@example.com").await;
-    create_app(&mut alice).await;
-    let (status, _) = json_call_with_status(
-        &alice,
-        "/api/tools/save",
-        json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
-    )
-    .await;
-    assert_eq!(status, 200);
+    todo_app_with_add_todo(&mut alice).await;
 
     // Someone without a session, who knows the app and the tool.
     let mut visitor = Browser::new(&server);
@@ -281,24 +281,14 @@ async fn a_deleted_developers_calls_are_refused_and_end_their_session() {
         let dave = signed_in(&server, "dave@example.com").await;
         // An operator deletes these accounts (the console has no way to);
         // alice's app goes with hers, and their session cookies live on.
-        let deleted: u64 = toolwright::on_db!(&server.state.db, pool => sqlx::query(
-            "DELETE FROM developers WHERE email IN ('alice@example.com', 'carol@example.com', 'dave@example.com')",
-        )
-        .execute(pool)
-        .await
-        .map(|done| done.rows_affected()))
-        .unwrap();
-        assert_eq!(deleted, 3);
-        // Bob makes an app of the same name, with a tool.
-        let mut bob = signed_in(&server, "bob@example.com").await;
-        create_app(&mut bob).await;
-        let (status, _) = json_call_with_status(
-            &bob,
-            "/api/tools/save",
-            json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": draft("add_todo")}),
+        delete_accounts(
+            &server,
+            &["alice@example.com", "carol@example.com", "dave@example.com"],
         )
         .await;
-        assert_eq!(status, 200);
+        // Bob makes an app of the same name, with a tool.
+        let mut bob = signed_in(&server, "bob@example.com").await;
+        todo_app_with_add_todo(&mut bob).await;
 
         // A function of an app, and one of none: each session is refused
         // (not told the app is missing) and ends.
