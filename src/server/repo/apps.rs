@@ -138,15 +138,9 @@ pub async fn find_for_owner(
     owner_id: i64,
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
-    let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
-         FROM apps WHERE owner_id = $1 AND package_name = $2",
-    )
-    .bind(owner_id)
-    .bind(package_name)
-    .fetch_optional(pool)
-    .await)?;
-    Ok(row.map(StoredApp::from))
+    Ok(find_with_owner(db, owner_id, package_name)
+        .await?
+        .map(|(_, app)| app))
 }
 
 /// Developer `owner_id` and their app `package_name`, in one query: the
