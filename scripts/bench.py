@@ -383,6 +383,8 @@ def write_report(results, first_load, raw, rss_kb, instructions):
     healthz_ratio = run_ratio(results, "healthz_login", "healthz_idle", "p99_ms")
     probe_ratio = run_ratio(results, "probe_login", "probe_idle", "p99_ms")
     probe_idle, probe_busy = m["probe_idle"], m["probe_login"]
+    each_run = lambda name, floor: ", ".join(f"{ratio(a['p99_ms'], b['p99_ms']):.2f}×"
+                                              for a, b in zip(results[name], results[floor]))
     # Answers other than 200, and connections lost, while the probe asked.
     probe_errors = sum(run["errors"] for name in ("probe_idle", "probe_login") for run in results[name])
     refused = sum(run["refused"] for run in results["login"])
@@ -399,7 +401,7 @@ def write_report(results, first_load, raw, rss_kb, instructions):
         "",
         f"- Machine: {os.cpu_count()} cores ({cpu}), {memory} GiB, {platform.system()} {platform.release()}",
         f"- Date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- Command: `make bench` — release build, SQLite, loopback, wrk; {RUNS} runs of {SECONDS} s per "
+        f"- Command: `make bench` — release build, SQLite, loopback, wrk and the bench helper's probe; {RUNS} runs of {SECONDS} s per "
         "scenario, medians shown",
         f"- {rustc}",
         "- Data: 17 apps of 100 tools with 10 parameters each (one app for reading, 16 for saving)",
@@ -432,7 +434,8 @@ def write_report(results, first_load, raw, rss_kb, instructions):
         f"| 6. `/healthz` p99 while 8 log-ins hash passwords ({m['login']['rps']:.0f} log-ins/s, {refused} refused) "
         f"| asked {PROBE_RATE} times a second: {probe_busy['p99_ms']:.2f} ms; flat out (4 connections, "
         f"{busy['rps']:.0f} req/s): {busy['p99_ms']:.2f} ms | idle: {probe_idle['p99_ms']:.2f} ms; flat out "
-        f"{idle['p99_ms']:.2f} ms | {probe_ratio:.2f}× (flat out {healthz_ratio:.2f}×) | ≤ 3× idle, asked at a "
+        f"{idle['p99_ms']:.2f} ms | {probe_ratio:.2f}× (runs {each_run('probe_login', 'probe_idle')}; flat out "
+        f"{healthz_ratio:.2f}×, runs {each_run('healthz_login', 'healthz_idle')}) | ≤ 3× idle, asked at a "
         f"steady rate: {mark(probe_ratio <= 3 and refused == 0 and probe_errors == 0)} |",
         "",
         "First load, per file (as transferred):",
