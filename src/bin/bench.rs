@@ -357,13 +357,20 @@ async fn probe_latencies(
                 } else {
                     due
                 };
-                let answer = http::exchange(&stream, &request).await;
+                // As long as wrk waits (`--timeout 10s` in scripts/bench.py).
+                let answer = tokio::time::timeout(
+                    Duration::from_secs(10),
+                    http::exchange(&stream, &request),
+                )
+                .await;
                 let counted = due >= counted_from;
                 match answer {
-                    Ok(200) if counted => latencies.push(sent.elapsed()),
-                    Ok(200) => {}
-                    Ok(_) => errors += u64::from(counted),
-                    Err(_) => {
+                    Ok(Ok(200)) if counted => latencies.push(sent.elapsed()),
+                    Ok(Ok(200)) => {}
+                    Ok(Ok(_)) => errors += u64::from(counted),
+                    // Lost or timed out: whatever comes on it now is not an
+                    // answer to the next request.
+                    Ok(Err(_)) | Err(_) => {
                         errors += u64::from(counted);
                         stream = http::connect(&addr).await?;
                     }
