@@ -240,7 +240,7 @@ def main():
                 f"{results['save'][-1]['rps']:.0f}/s against {results['save_floor'][-1]['rps']:.0f}/s in-process; "
                 f"/healthz p99 {results['healthz_login'][-1]['p99_ms']:.2f} ms under "
                 f"{results['login'][-1]['rps']:.0f} log-ins/s ({results['login'][-1]['refused']} refused) against "
-                f"{results['healthz_idle'][-1]['p99_ms']:.2f} ms idle flat out; asked {PROBE_RATE} times a second "
+                f"{results['healthz_idle'][-1]['p99_ms']:.2f} ms idle flat out; asked {PROBE_RATE:,} times a second "
                 f"{results['probe_login'][-1]['p99_ms']:.2f} ms against {results['probe_idle'][-1]['p99_ms']:.2f} ms")
 
         log("measuring the first load of the app page")
@@ -432,7 +432,7 @@ def write_report(results, first_load, raw, rss_kb, instructions):
         f"{mark(gz <= 210 * 1024)} |",
         f"| 5. server memory after the run | RSS {rss_kb / 1024:.1f} MB | — | — | ≤ 64 MB: {mark(rss_kb <= 64 * 1024)} |",
         f"| 6. `/healthz` p99 while 8 log-ins hash passwords ({m['login']['rps']:.0f} log-ins/s, {refused} refused) "
-        f"| asked {PROBE_RATE} times a second: {probe_busy['p99_ms']:.2f} ms; flat out (4 connections, "
+        f"| asked {PROBE_RATE:,} times a second: {probe_busy['p99_ms']:.2f} ms; flat out (4 connections, "
         f"{busy['rps']:.0f} req/s): {busy['p99_ms']:.2f} ms | idle: {probe_idle['p99_ms']:.2f} ms; flat out "
         f"{idle['p99_ms']:.2f} ms | {probe_ratio:.2f}× (runs {each_run('probe_login', 'probe_idle')}; flat out "
         f"{healthz_ratio:.2f}×, runs {each_run('healthz_login', 'healthz_idle')}) | ≤ 3× idle, asked at a "
@@ -522,14 +522,14 @@ def write_report(results, first_load, raw, rss_kb, instructions):
         "(`--converge`, `-Oz` twice, `--gufa`, `--flatten --rereloop`) save under 1%.",
         "- `/healthz` is asked two ways, idle and while 8 clients log in without a pause (each log-in one argon2id "
         "hash of 19 MiB; hashes run off the async runtime on one thread, one fewer than the cores, at nice 10). "
-        f"At a steady rate (the bench helper's probe: {PROBE_RATE} requests a second over 4 kept-alive connections, "
+        f"At a steady rate (the bench helper's probe: {PROBE_RATE:,} requests a second over 4 kept-alive connections, "
         "each on a fixed schedule, a few percent of what the server answers flat out), a request is timed from when "
         "it was due if its connection was still waiting for the answer before, so a stall counts for every request "
         "due while it lasts (a test checks it: a 50 ms stall at 1,000 a second makes at least 20 requests of 25 ms "
         "or more, where timing each from its sending makes one). That shows whether the hashing holds up the async "
         "runtime, which is what the target is about, so the target is judged on it. It can fail: a build that "
         "hashed on the runtime's threads (an experiment, not kept) measured a p99 of 2.5–3.0 s under log-ins against "
-        "0.28–0.41 ms idle (the requests queue behind the hashes), where this build measured 0.43–0.48 ms against "
+        "0.28–0.41 ms idle (the requests queue behind the hashes), where the server it was compared with (its code unchanged since a5ebb5d) measured 0.43–0.48 ms against "
         "0.31–0.82 ms (0.5–1.4×; three runs each, alternating, 2026-12-04). Flat out (wrk, 4 connections, no pause) "
         "the p99 is mostly queueing for the CPU, and on 2 cores a hash takes one of them for 40 ms whatever the "
         "runtime does, so that ratio measures the CPU the hashing leaves: with the same hashing code it went from "
