@@ -46,6 +46,25 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     }
 }
 
+/// The console's whole HTTP surface: its pages and server functions, in
+/// the routes and layers of `server::http`.
+#[cfg(feature = "ssr")]
+pub fn router(state: crate::server::AppState) -> axum::Router {
+    use crate::server::{http, AppState};
+    use leptos_axum::{file_and_error_handler_with_context, generate_route_list, LeptosRoutes};
+
+    let context = http::page_context(state.clone());
+    let options = state.leptos_options.clone();
+    let pages = axum::Router::new()
+        .leptos_routes_with_context(&state, generate_route_list(App), context.clone(), move || {
+            shell(options.clone())
+        })
+        .fallback(file_and_error_handler_with_context::<AppState, _>(
+            context, shell,
+        ));
+    http::router(state, pages)
+}
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();

@@ -5,6 +5,11 @@ use std::process::ExitCode;
 use toolwright::server::{self, Config};
 use tracing_subscriber::EnvFilter;
 
+/// A page of a large app is built from many small allocations, which
+/// mimalloc serves much faster than glibc's malloc.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = match Config::from_env() {
@@ -60,7 +65,8 @@ async fn main() -> ExitCode {
     };
     tracing::info!("Toolwright is serving http://{addr}");
 
-    let result = server::serve(listener, state, shutdown_signal()).await;
+    let router = toolwright::app::router(state.clone());
+    let result = server::serve(listener, state, router, shutdown_signal()).await;
     db.close().await;
     match result {
         Ok(()) => {
@@ -98,5 +104,3 @@ async fn shutdown_signal() {
         _ = terminate => tracing::info!("SIGTERM received, shutting down"),
     }
 }
-
-toolwright::install_allocator!();

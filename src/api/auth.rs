@@ -1,16 +1,8 @@
 //! Sign-up, log-in and log-out.
 
 use super::AppError;
+pub use crate::domain::account::CurrentDeveloper;
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-/// The signed-in developer, as pages and server functions see them.
-/// (No password hash here, or anywhere serialisable.)
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CurrentDeveloper {
-    pub id: i64,
-    pub email: String,
-}
 
 /// Creates an account, signs the new developer in and sends them to the console.
 #[server(prefix = "/api", endpoint = "signup")]

@@ -93,11 +93,7 @@ pub fn state() -> Result<AppState, AppError> {
     AppState::from_context()
 }
 
-/// Logs a database error and turns it into the opaque internal error.
-pub fn internal(error: impl std::fmt::Display) -> AppError {
-    tracing::error!(%error, "internal error");
-    AppError::Internal
-}
+pub use crate::server::internal;
 
 /// The signed-in developer and their app `package_name`, or
 /// [`AppError::Unauthorized`] as [`require_developer`] says;

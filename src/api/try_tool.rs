@@ -95,7 +95,7 @@ pub async fn send_tool_call(
             time::format_iso8601,
             tool_call::{build_tool_call, interpret},
         },
-        server::{clock::now_ms, outbound},
+        server::{clock::now_ms, outbound, repo},
     };
     let (developer, target) = try_target(&package_name, &tool_id).await?;
     let state = context::state()?;
@@ -105,17 +105,14 @@ pub async fn send_tool_call(
         max_failures: SENDS_PER_MINUTE,
         window_ms: 60_000,
     };
-    {
-        let mut sends = state.tool_sends.lock().map_err(context::internal)?;
-        let recent = sends.entry(developer.id).or_default();
-        recent.retain(|at| *at >= policy.window_start(now));
-        if let Some(wait) = policy.retry_after(recent, now) {
-            return Err(AppError::TooManyRequests(format!(
-                "You have sent {SENDS_PER_MINUTE} tool calls in the last minute. Try again in {} seconds.",
-                (wait + 999) / 1000
-            )));
-        }
-        recent.push(now);
+    let wait = repo::tool_sends::record(&state.db, developer.id, now, policy)
+        .await
+        .map_err(context::internal)?;
+    if let Some(wait) = wait {
+        return Err(AppError::TooManyRequests(format!(
+            "You have sent {SENDS_PER_MINUTE} tool calls in the last minute. Try again in {} seconds.",
+            (wait + 999) / 1000
+        )));
     }
 
     let body = build_tool_call(&target.tool, &inputs, &user_id, &format_iso8601(now))?;

@@ -13,6 +13,14 @@ pub const EMAIL_MAX_CHARS: u64 = 254;
 /// so that the answer does not tell which emails have accounts.
 pub const INVALID_CREDENTIALS: &str = "Invalid email or password";
 
+/// The signed-in developer, as pages, server functions and the history see
+/// them. (No password hash here, or anywhere serialisable.)
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CurrentDeveloper {
+    pub id: i64,
+    pub email: String,
+}
+
 /// Emails are compared and stored trimmed and lower-cased.
 pub fn normalize_email(email: &str) -> String {
     email.trim().to_lowercase()

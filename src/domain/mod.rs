@@ -9,6 +9,7 @@ pub mod account;
 pub mod app;
 pub mod config;
 pub mod diff;
+pub mod error;
 pub mod export;
 pub mod field_errors;
 pub mod import;
@@ -21,4 +22,5 @@ pub mod tool;
 pub mod tool_call;
 pub mod url;
 
+pub use error::AppError;
 pub use field_errors::FieldErrors;

@@ -3,10 +3,11 @@
 //! [`Claimed`]); and whether a log-in attempt may go ahead and its password
 //! matches.
 
-use super::{db::Db, password, repo, state::AppState};
-use crate::{
-    api::{auth::CurrentDeveloper, context::internal, AppError},
-    domain::throttle::{too_many_attempts_message, PER_CLIENT, PER_EMAIL},
+use super::{db::Db, internal, password, repo, state::AppState};
+use crate::domain::{
+    account::CurrentDeveloper,
+    throttle::{too_many_attempts_message, PER_CLIENT, PER_EMAIL},
+    AppError,
 };
 use axum::{
     extract::{Request, State},
@@ -30,7 +31,7 @@ fn is_anonymous_path(path: &str) -> bool {
 /// A session's claim to be developer `id`, not yet checked against the
 /// database: what a server function's request carries in place of a
 /// [`CurrentDeveloper`]. The server function checks it (see
-/// [`crate::api::context::require_developer`]), together with the app it
+/// `api::context::require_developer`), together with the app it
 /// asks for where there is one: one query rather than two on the path of
 /// every save.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,30 +1,29 @@
-//! The database: one pool, SQLite or PostgreSQL, chosen by the URL's scheme,
-//! and for SQLite one more connection that every write goes through.
+//! The database: SQLite or PostgreSQL, chosen by the URL's scheme.
 //!
 //! Repositories write each query once, with `$1, $2, …` placeholders numbered
 //! in order of first use (SQLite binds `$N` by order of appearance), and run it
-//! through [`on_db!`] (reads) or [`on_writer!`] (writes), which expand the
-//! same code for each backend. This keeps the native pools (which the session
-//! store needs) and native type decoding, where `sqlx::Any` would need a
-//! second pool and lossy conversions.
+//! through [`on_db!`] (reads), [`on_writer!`] (a single write) or
+//! [`in_transaction!`] (several), which expand the same code for each
+//! backend. This keeps the native pools (which the session store needs) and
+//! native type decoding, where `sqlx::Any` would need a second pool and lossy
+//! conversions.
+//!
+//! SQLite takes one writer at a time, so its writes go through a pool of one
+//! connection, each transaction beginning `IMMEDIATE` (it takes the write lock
+//! at once, rather than failing half-way when another write got there first);
+//! reads go through a pool of their own and never wait for a write (WAL).
+//! PostgreSQL locks rows itself: one pool does both.
 
-pub use super::writer::SqliteTurn;
 use super::{
     config::{Backend, Config},
-    repo::{
-        batch::{Batch, Outcome},
-        configs::ConfigCache,
-    },
-    writer::{SqliteWriter, WRITER_AUTOCHECKPOINT_PAGES},
+    repo::configs::ConfigCache,
 };
 use sqlx::{
     migrate::{MigrateError, Migrator},
-    pool::PoolConnection,
     postgres::{PgPool, PgPoolOptions},
     sqlite::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
     },
-    ConnectOptions, Postgres,
 };
 use std::{str::FromStr, sync::Arc, time::Duration};
 
@@ -43,49 +42,13 @@ pub enum Pool {
     Postgres(PgPool),
 }
 
-/// The console's database: a pool, and for SQLite the connection of its one writer.
+/// The console's database: where reads go, where writes go, and the apps'
+/// configurations at their latest revision.
 #[derive(Clone, Debug)]
 pub struct Db {
-    pool: Pool,
-    /// Where writes go (see [`on_writer!`]).
-    writer: Writers,
-    /// Apps' configurations at their latest revision (see [`ConfigCache`]).
+    reads: Pool,
+    writes: Pool,
     configs: Arc<ConfigCache>,
-}
-
-/// Where writes go: SQLite's one writer (see [`super::writer`]), or for
-/// PostgreSQL, which locks rows itself, any pooled connection.
-#[derive(Clone, Debug)]
-enum Writers {
-    Sqlite(Arc<SqliteWriter>),
-    Postgres(PgPool),
-}
-
-/// A connection to write on, for as long as it is held (see [`on_writer!`]).
-pub enum Writer<'a> {
-    /// SQLite's one writing connection: the turn lasts as long as it is held.
-    Sqlite(SqliteTurn<'a>),
-    Postgres(PoolConnection<Postgres>),
-}
-
-/// Runs `$body` with `$conn` bound to a `&mut` connection to write on —
-/// SQLite's writing connection, in turn, or a pooled PostgreSQL one. The body
-/// is compiled once per backend, like [`on_db!`]'s; `?` on the way in, so
-/// the caller returns `Result<_, sqlx::Error>`.
-#[macro_export]
-macro_rules! on_writer {
-    ($db:expr, $conn:ident => $body:expr) => {
-        match $db.writer().await? {
-            $crate::server::db::Writer::Sqlite(mut turn) => {
-                let $conn: &mut sqlx::SqliteConnection = &mut *turn;
-                $body
-            }
-            $crate::server::db::Writer::Postgres(mut pooled) => {
-                let $conn: &mut sqlx::PgConnection = &mut *pooled;
-                $body
-            }
-        }
-    };
 }
 
 /// Runs `$body` with `$pool` bound to the concrete pool of whichever backend
@@ -101,8 +64,40 @@ macro_rules! on_db {
     };
 }
 
+/// [`on_db!`] for a write of one statement: `$conn` is the pool writes go
+/// through.
+#[macro_export]
+macro_rules! on_writer {
+    ($db:expr, $conn:ident => $body:expr) => {
+        match $db.writes() {
+            $crate::server::db::Pool::Sqlite($conn) => $body,
+            $crate::server::db::Pool::Postgres($conn) => $body,
+        }
+    };
+}
+
+/// Runs `$body` with `$tx` bound to a new transaction on the pool writes go
+/// through (on SQLite begun `IMMEDIATE`). The body commits it; returning
+/// without committing rolls it back. `?` on the way in, so the caller
+/// returns `Result<_, sqlx::Error>`.
+#[macro_export]
+macro_rules! in_transaction {
+    ($db:expr, $tx:ident => $body:expr) => {
+        match $db.writes() {
+            $crate::server::db::Pool::Sqlite(pool) => {
+                let mut $tx = pool.begin_with("BEGIN IMMEDIATE").await?;
+                $body
+            }
+            $crate::server::db::Pool::Postgres(pool) => {
+                let mut $tx = pool.begin().await?;
+                $body
+            }
+        }
+    };
+}
+
 impl Db {
-    /// Opens the pool `config.database_url` names. A SQLite file (and its
+    /// Opens the pools `config.database_url` names. A SQLite file (and its
     /// directory) is created when missing, in WAL mode with foreign keys on.
     pub async fn connect(config: &Config) -> Result<Db, sqlx::Error> {
         match config.backend {
@@ -118,29 +113,19 @@ impl Db {
                         std::fs::create_dir_all(dir)?;
                     }
                 }
-                let pool = SqlitePoolOptions::new()
-                    .max_connections(8)
+                let writes = SqlitePoolOptions::new()
+                    .max_connections(1)
                     .acquire_timeout(ACQUIRE_TIMEOUT)
-                    // A connection to a file in this process cannot drop
-                    // away like one over a network: no ping before each
-                    // use. (Each ping is a round trip to the connection's
-                    // thread, as long as the query itself: every read
-                    // paid for two.)
-                    .test_before_acquire(false)
                     .connect_with(options.clone())
                     .await?;
-                let writer = options
-                    .clone()
-                    .pragma(
-                        "wal_autocheckpoint",
-                        WRITER_AUTOCHECKPOINT_PAGES.to_string(),
-                    )
-                    .connect()
+                let reads = SqlitePoolOptions::new()
+                    .max_connections(8)
+                    .acquire_timeout(ACQUIRE_TIMEOUT)
+                    .connect_with(options)
                     .await?;
-                let writer = SqliteWriter::start(writer, options.connect().await?);
                 Ok(Db {
-                    pool: Pool::Sqlite(pool),
-                    writer: Writers::Sqlite(writer),
+                    reads: Pool::Sqlite(reads),
+                    writes: Pool::Sqlite(writes),
                     configs: Arc::default(),
                 })
             }
@@ -151,8 +136,8 @@ impl Db {
                     .connect(&config.database_url)
                     .await?;
                 Ok(Db {
-                    pool: Pool::Postgres(pool.clone()),
-                    writer: Writers::Postgres(pool),
+                    reads: Pool::Postgres(pool.clone()),
+                    writes: Pool::Postgres(pool),
                     configs: Arc::default(),
                 })
             }
@@ -160,14 +145,20 @@ impl Db {
     }
 
     pub fn backend(&self) -> Backend {
-        match self.pool {
+        match self.reads {
             Pool::Sqlite(_) => Backend::Sqlite,
             Pool::Postgres(_) => Backend::Postgres,
         }
     }
 
+    /// Where reads go (see [`on_db!`]).
     pub fn pool(&self) -> &Pool {
-        &self.pool
+        &self.reads
+    }
+
+    /// Where writes go (see [`on_writer!`] and [`in_transaction!`]).
+    pub fn writes(&self) -> &Pool {
+        &self.writes
     }
 
     /// Apps' configurations at their latest revision.
@@ -175,63 +166,9 @@ impl Db {
         &self.configs
     }
 
-    /// A connection to write on: SQLite's writing connection once it is
-    /// this writer's turn (hold it for the whole write), or a pooled
-    /// PostgreSQL one. Used through [`on_writer!`].
-    pub async fn writer(&self) -> Result<Writer<'_>, sqlx::Error> {
-        match &self.writer {
-            Writers::Sqlite(writer) => Ok(Writer::Sqlite(writer.turn().await)),
-            Writers::Postgres(pool) => Ok(Writer::Postgres(pool.acquire().await?)),
-        }
-    }
-
-    /// Runs `batch` as a transaction of its own — on SQLite, one it may
-    /// share with the batch writes around it (see [`super::writer`]) —
-    /// keeping its changes if `commit(&outcome)` says so; answers once they
-    /// are committed. The write runs as a task of its own: it finishes even
-    /// when the caller goes away (a request whose client hung up), so that
-    /// no transaction is left open on the writer.
-    pub async fn write_batch(
-        &self,
-        batch: Batch,
-        commit: impl FnOnce(&Outcome) -> bool + Send + 'static,
-    ) -> Result<Outcome, sqlx::Error> {
-        let task = match &self.writer {
-            Writers::Sqlite(writer) => tokio::spawn(writer.clone().write_batch(batch, commit)),
-            Writers::Postgres(pool) => {
-                let pool = pool.clone();
-                tokio::spawn(async move {
-                    let mut connection = pool.acquire().await?;
-                    let mut tx = sqlx::Connection::begin(&mut *connection).await?;
-                    let outcome = batch.run(&mut *tx).await?;
-                    // Never what an error cut short, whatever the caller says.
-                    if outcome.is_complete() && commit(&outcome) {
-                        tx.commit().await?;
-                    }
-                    Ok(outcome)
-                })
-            }
-        };
-        match task.await {
-            Ok(result) => result,
-            Err(error) if error.is_panic() => std::panic::resume_unwind(error.into_panic()),
-            // Cancelled: the runtime is shutting down.
-            Err(_) => Err(sqlx::Error::PoolClosed),
-        }
-    }
-
-    /// SQLite: how many batch writes ran, and in how many transactions
-    /// (see [`super::writer`]); `None` on PostgreSQL.
-    pub fn batch_transactions(&self) -> Option<(u64, u64)> {
-        match &self.writer {
-            Writers::Sqlite(writer) => Some(writer.batch_transactions()),
-            Writers::Postgres(_) => None,
-        }
-    }
-
     /// Applies every migration in `migrations/<backend>/` not applied yet.
     pub async fn migrate(&self) -> Result<(), MigrateError> {
-        match &self.pool {
+        match &self.writes {
             Pool::Sqlite(pool) => SQLITE_MIGRATIONS.run(pool).await,
             Pool::Postgres(pool) => POSTGRES_MIGRATIONS.run(pool).await,
         }
@@ -242,13 +179,9 @@ impl Db {
         on_db!(self, pool => sqlx::query("SELECT 1").execute(pool).await.map(|_| ()))
     }
 
-    /// Closes the pool and, for SQLite, commits the writes sharing a
-    /// transaction and stops the checkpointer (after the round it may be
-    /// in). The writer's connection closes when the last `Db` is dropped.
+    /// Closes the pools: waits for the connections in use to come back.
     pub async fn close(&self) {
-        if let Writers::Sqlite(writer) = &self.writer {
-            writer.close().await;
-        }
-        on_db!(self, pool => pool.close().await)
+        on_db!(self, pool => pool.close().await);
+        on_writer!(self, pool => pool.close().await);
     }
 }

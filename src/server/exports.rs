@@ -3,7 +3,7 @@
 
 use super::{clock::now_ms, repo, repo::apps::StoredApp, state::AppState};
 use crate::{
-    api::auth::CurrentDeveloper,
+    domain::account::CurrentDeveloper,
     domain::export::{render_text, ExportOptions, Format},
 };
 use axum::body::Bytes;

@@ -2,7 +2,7 @@
 //! static files, request logging.
 
 use super::{auth, exports, security, state::AppState};
-use crate::app::{shell, App};
+use crate::domain::AppError;
 use axum::{
     extract::State,
     http::StatusCode,
@@ -15,7 +15,6 @@ use leptos::{
     nonce::Nonce,
     prelude::{provide_context, use_context},
 };
-use leptos_axum::{file_and_error_handler_with_context, generate_route_list, LeptosRoutes};
 use std::time::Duration;
 use tower_http::{
     compression::{
@@ -29,23 +28,24 @@ use tower_http::{
 /// How long `/healthz` waits for the database before calling it unavailable.
 const HEALTH_TIMEOUT: Duration = Duration::from_secs(2);
 
-pub fn router(state: AppState) -> Router {
-    let routes = generate_route_list(App);
-    let context = {
-        let state = state.clone();
-        move || {
-            provide_context(state.clone());
-            // The nonce the security-headers middleware put in this
-            // response's Content-Security-Policy, for the inline scripts.
-            if let Some(nonce) = use_context::<http::request::Parts>()
-                .and_then(|parts| parts.extensions.get::<security::PageNonce>().cloned())
-            {
-                provide_context(Nonce::from_value(nonce.0));
-            }
+/// What every page render and server function gets in its context: the
+/// state, and the nonce the security-headers middleware put in this
+/// response's Content-Security-Policy, for the inline scripts.
+pub fn page_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    move || {
+        provide_context(state.clone());
+        if let Some(nonce) = use_context::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<security::PageNonce>().cloned())
+        {
+            provide_context(Nonce::from_value(nonce.0));
         }
-    };
-    let leptos_options = state.leptos_options.clone();
+    }
+}
 
+/// The console's routes — `/healthz`, the export downloads and API, and
+/// `pages` (the Leptos pages and server functions, mounted by `app.rs`) —
+/// in the layers every request goes through.
+pub fn router(state: AppState, pages: Router<AppState>) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route(
@@ -56,12 +56,7 @@ pub fn router(state: AppState) -> Router {
             "/console/apps/{package_name}/export/download",
             get(exports::download),
         )
-        .leptos_routes_with_context(&state, routes, context.clone(), move || {
-            shell(leptos_options.clone())
-        })
-        .fallback(file_and_error_handler_with_context::<AppState, _>(
-            context, shell,
-        ))
+        .merge(pages)
         // Layers run outside-in in the reverse of this order: logging, headers,
         // the cross-site check, the session, who is asking, the console guard.
         .layer(middleware::from_fn(server_fn_error_status))
@@ -107,15 +102,14 @@ async fn server_fn_error_status(
     let Ok(bytes) = axum::body::to_bytes(body, 64 * 1024).await else {
         return (StatusCode::INTERNAL_SERVER_ERROR, "Internal error").into_response();
     };
-    if let Ok(error) = serde_json::from_slice::<crate::api::AppError>(&bytes) {
+    if let Ok(error) = serde_json::from_slice::<AppError>(&bytes) {
         parts.status = server_fn_status(&error);
     }
     Response::from_parts(parts, axum::body::Body::from(bytes))
 }
 
 /// The status of a server function's error, as the server sends it.
-pub fn server_fn_status(error: &crate::api::AppError) -> StatusCode {
-    use crate::api::AppError;
+pub fn server_fn_status(error: &AppError) -> StatusCode {
     match error {
         // On the server, "transport" means the request itself could not be
         // read (a malformed body or missing arguments).

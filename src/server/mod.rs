@@ -1,7 +1,6 @@
 //! Everything that runs only on the server: configuration, database, HTTP,
 //! sessions and passwords.
 
-pub mod alloc;
 pub mod auth;
 pub mod client;
 pub mod clock;
@@ -15,7 +14,6 @@ pub mod repo;
 pub mod security;
 pub mod session;
 pub mod state;
-pub mod writer;
 
 pub use config::Config;
 pub use db::Db;
@@ -24,6 +22,13 @@ pub use state::AppState;
 use leptos::config::LeptosOptions;
 use std::{future::Future, net::SocketAddr, sync::Arc};
 use tokio::net::TcpListener;
+
+/// Logs a failure of the server's own (a database error, say) and gives
+/// the opaque error the browser sees in its place.
+pub fn internal(error: impl std::fmt::Display) -> crate::domain::AppError {
+    tracing::error!(%error, "internal error");
+    crate::domain::AppError::Internal
+}
 
 /// Why the console could not start.
 #[derive(Debug, thiserror::Error)]
@@ -50,22 +55,21 @@ pub async fn prepare(
         db,
         sessions,
         config: Arc::new(config),
-        tool_sends: Arc::default(),
         exports: Arc::default(),
     }))
 }
 
-/// Serves `state`'s console on `listener` until `shutdown` completes, then
-/// finishes the requests under way.
+/// Serves `router` (the console of `state`, see `app::router`) on
+/// `listener` until `shutdown` completes, then finishes the requests under way.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
+    router: axum::Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     use axum::serve::ListenerExt;
 
     let expired_deletion = state.sessions.spawn_expired_deletion();
-    let router = http::router(state);
     // Without TCP_NODELAY, Nagle's algorithm and delayed ACKs hold small
     // keep-alive responses back by ~40 ms.
     let listener = listener.tap_io(|tcp| {

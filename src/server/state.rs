@@ -1,11 +1,8 @@
 use super::{config::Config, db::Db, session};
-use crate::api::AppError;
+use crate::domain::AppError;
 use axum::extract::FromRef;
 use leptos::{config::LeptosOptions, prelude::use_context};
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-};
+use std::sync::Arc;
 
 /// What request handlers and server functions share. Server functions get it
 /// from the Leptos context with [`AppState::from_context`]. It is cloned
@@ -40,8 +37,6 @@ pub struct Shared {
     pub db: Db,
     pub sessions: session::Store,
     pub config: Arc<Config>,
-    /// When each developer last tried tools (throttling "Send to app").
-    pub tool_sends: Arc<Mutex<HashMap<i64, Vec<i64>>>>,
     /// Rendered exports, by app revision.
     pub exports: Arc<super::exports::ExportCache>,
 }

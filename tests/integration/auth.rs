@@ -1,7 +1,9 @@
 //! Accounts over real HTTP: cookies, session rotation, log-out, throttling,
 //! cross-site refusal and security headers.
 
-use crate::common::{delete_accounts, poll_until, Browser, TestDatabase, TestServer};
+use crate::common::{
+    delete_accounts, poll_until, Browser, ServerProcess, TestDatabase, TestServer,
+};
 use toolwright::api::AppError;
 
 const PASSWORD: &str = "correct horse battery staple";
@@ -102,6 +104,36 @@ async fn logging_out_destroys_the_session() {
             page.location.as_deref(),
             Some("/login?next=%2Fconsole%2Fapps")
         );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_log_out_is_seen_at_once_by_another_server_process_on_the_database() {
+    for db in TestDatabase::all().await {
+        let label = db.label();
+        let url = db.url.clone();
+        let server = TestServer::start(db).await;
+        let other = ServerProcess::start(&url).await;
+        let mut browser = Browser::new(&server);
+        browser.signup("dev@example.com", PASSWORD).await;
+
+        // The session is the database's: the other process knows it too.
+        let mut elsewhere = other.browser(browser.session.clone());
+        let page = elsewhere.get("/console/apps").await;
+        assert_eq!(page.status, 200, "{label}: {page:?}");
+
+        browser.form_post("/api/logout", &[]).await;
+        let page = elsewhere.get("/console/apps").await;
+        assert_eq!(page.status, 303, "{label}: signed out everywhere");
+        // And logging out there ends it here.
+        let mut browser = Browser::new(&server);
+        browser.login("dev@example.com", PASSWORD).await;
+        let mut elsewhere = other.browser(browser.session.clone());
+        assert_eq!(elsewhere.get("/console/apps").await.status, 200, "{label}");
+        elsewhere.form_post("/api/logout", &[]).await;
+        assert_eq!(browser.get("/console/apps").await.status, 303, "{label}");
+        drop(other);
         server.stop().await;
     }
 }

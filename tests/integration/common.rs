@@ -173,7 +173,8 @@ impl TestServer {
             .expect("bind port 0");
         let addr = listener.local_addr().unwrap();
         let (tx, rx) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(server::serve(listener, state.clone(), async move {
+        let router = toolwright::app::router(state.clone());
+        let task = tokio::spawn(server::serve(listener, state.clone(), router, async move {
             let _ = rx.await;
         }));
         TestServer {
@@ -458,5 +459,67 @@ pub async fn delete_accounts(server: &TestServer, emails: &[&str]) {
         .map(|done| done.rows_affected()))
         .unwrap();
         assert_eq!(deleted, 1, "{email}");
+    }
+}
+
+/// The console's own binary, run as a process of its own on a free port
+/// against `database_url`: a second server beside a [`TestServer`], as in a
+/// deployment of several processes on one database.
+pub struct ServerProcess {
+    pub addr: SocketAddr,
+    child: std::process::Child,
+    _site: tempfile::TempDir,
+}
+
+impl ServerProcess {
+    pub async fn start(database_url: &str) -> ServerProcess {
+        let site = tempfile::tempdir().expect("site directory");
+        // A free port: bound, noted, released for the process to take.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port");
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+            .env("DATABASE_URL", database_url)
+            .env("LEPTOS_SITE_ADDR", addr.to_string())
+            .env("LEPTOS_SITE_ROOT", site.path())
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("start the console's binary");
+        let process = ServerProcess {
+            addr,
+            child,
+            _site: site,
+        };
+        let healthz = format!("http://{addr}/healthz");
+        let up = poll_until(
+            std::time::Duration::from_secs(30),
+            || async { reqwest::get(&healthz).await.is_ok_and(|r| r.status() == 200) },
+            |up| *up,
+        )
+        .await;
+        assert!(up, "the second server process answers on {addr}");
+        process
+    }
+
+    /// A browser pointed at this process, holding `session`.
+    pub fn browser(&self, session: Option<String>) -> Browser {
+        Browser {
+            base: format!("http://{}", self.addr),
+            host: self.addr.to_string(),
+            client: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            session,
+            page: "/".to_owned(),
+        }
+    }
+}
+
+impl Drop for ServerProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

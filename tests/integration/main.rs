@@ -9,8 +9,6 @@ mod common;
 mod apps;
 mod apps_repo;
 mod auth;
-mod batch;
-mod checkpoints;
 mod developers;
 mod export_api;
 mod import_api;

@@ -143,3 +143,50 @@ async fn only_the_owner_can_send_and_sends_are_throttled() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_limit_on_sends_holds_across_server_processes() {
+    use toolwright::{
+        domain::throttle::ThrottlePolicy,
+        server::{repo, Db},
+    };
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        // Two servers' pools on one database, as two processes have.
+        let one = Db::connect(&test_db.config()).await.expect("connect");
+        one.migrate().await.expect("migrate");
+        let two = Db::connect(&test_db.config()).await.expect("connect");
+        let developer = repo::developers::create(&one, "dev@example.com", "h", 1)
+            .await
+            .unwrap();
+        let policy = ThrottlePolicy {
+            max_failures: 30,
+            window_ms: 60_000,
+        };
+        let now = 1_000_000;
+        // Forty sends at once, half through each server.
+        let mut sends = tokio::task::JoinSet::new();
+        for i in 0..40 {
+            let db = if i % 2 == 0 { one.clone() } else { two.clone() };
+            sends.spawn(async move { repo::tool_sends::record(&db, developer, now, policy).await });
+        }
+        let mut allowed = 0;
+        while let Some(result) = sends.join_next().await {
+            if result.unwrap().unwrap().is_none() {
+                allowed += 1;
+            }
+        }
+        assert_eq!(allowed, 30, "{label}");
+        let refused = repo::tool_sends::record(&two, developer, now + 1_000, policy)
+            .await
+            .unwrap();
+        assert_eq!(refused, Some(59_000), "{label}: until the first leaves the window");
+        // Once the minute has passed, sending is allowed again.
+        let later = repo::tool_sends::record(&one, developer, now + 60_000, policy)
+            .await
+            .unwrap();
+        assert_eq!(later, None, "{label}");
+        one.close().await;
+        two.close().await;
+    }
+}

@@ -1,12 +1,14 @@
-use super::Author;
+pub use super::revisions::Revised;
+use super::{revisions, snapshots::Snapshot};
 use crate::{
     domain::{
+        account::CurrentDeveloper,
         app::{AppDetails, AppInput, AppSummary},
         config::AppConfig,
         revision::Change,
     },
-    on_db, on_writer,
-    server::{db::Db, repo::tools::Ahead},
+    in_transaction, on_db, on_writer,
+    server::db::Db,
 };
 use std::sync::Arc;
 
@@ -54,20 +56,11 @@ impl From<AppRow> for StoredApp {
     }
 }
 
-/// The outcome of a change guarded by the app's revision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Revised {
-    /// Applied; the app is now at this revision.
-    Applied(i64),
-    /// The app is no longer at the expected revision: nothing was changed.
-    Stale,
-}
-
 /// Inserts a new app at revision 1 (recorded as "Created the app"). A taken
 /// package name fails with a unique violation (see [`super::is_unique_violation`]).
 pub async fn create(
     db: &Db,
-    author: &Author,
+    author: &CurrentDeveloper,
     input: &AppInput,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
@@ -75,8 +68,7 @@ pub async fn create(
     // sequence that never repeats one (migration 0007). PostgreSQL's
     // identity never does.
     let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
-    on_writer!(db, conn => {
-        let mut tx = sqlx::Connection::begin(conn).await?;
+    in_transaction!(db, tx => {
         let sql = if sqlite {
             let id = next_sqlite_id!(tx, "apps", "app_ids").await?;
             format!(
@@ -89,21 +81,18 @@ pub async fn create(
                 .to_owned()
         };
         let app_id: i64 = sqlx::query_scalar(&sql)
-        .bind(author.id)
-        .bind(&input.package_name)
-        .bind(&input.name)
-        .bind(&input.description)
-        .bind(&input.version)
-        .bind(&input.public_url)
-        .bind(now_ms)
-        .fetch_one(&mut *tx)
-        .await?;
-        let config = fetch_config!(tx, app_id).await?;
-        let digests =
-            record_revision!(tx, app_id, 1_i64, author, Change::CreatedApp, now_ms, &config, None)
-                .await?;
-        tx.commit().await?;
-        super::tools::keep(db, app_id, 1, config, digests);
+            .bind(author.id)
+            .bind(&input.package_name)
+            .bind(&input.name)
+            .bind(&input.description)
+            .bind(&input.version)
+            .bind(&input.public_url)
+            .bind(now_ms)
+            .fetch_one(&mut *tx)
+            .await?;
+        let recorded = Snapshot::of(fetch_config!(tx, app_id).await?)?;
+        record_and_commit!(db, tx, app_id, 1_i64, author, Change::CreatedApp, now_ms, recorded)
+            .await?;
         Ok(app_id)
     })
 }
@@ -152,7 +141,7 @@ pub async fn find_with_owner(
     db: &Db,
     owner_id: i64,
     package_name: &str,
-) -> Result<Option<(Author, StoredApp)>, sqlx::Error> {
+) -> Result<Option<(CurrentDeveloper, StoredApp)>, sqlx::Error> {
     #[derive(sqlx::FromRow)]
     struct Row {
         email: String,
@@ -170,7 +159,7 @@ pub async fn find_with_owner(
     .fetch_optional(pool)
     .await)?;
     Ok(row.map(|row| {
-        let developer = Author {
+        let developer = CurrentDeveloper {
             id: owner_id,
             email: row.email,
         };
@@ -198,18 +187,18 @@ pub async fn find_by_package(
 /// as the pages and exports show it: from the cache when it is there.
 pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sqlx::Error> {
     let revision = app.details.revision;
-    if let Some(config) = db.configs().get(app.id, revision) {
-        return Ok(config);
+    if let Some(snapshot) = db.configs().get(app.id, revision) {
+        return Ok(snapshot.config.clone());
     }
     let tools = super::tools::list_for_app(db, app.id).await?;
-    let config = Arc::new(AppConfig {
+    let config = AppConfig {
         name: app.details.name.clone(),
         description: app.details.description.clone(),
         version: app.details.version.clone(),
         public_url: app.details.public_url.clone(),
         settings: app.settings.clone(),
         tools,
-    });
+    };
     // The tools were read after the app: they are the ones at its revision
     // only if no change came in between (every change bumps the revision).
     let now: Option<i64> = on_db!(db, pool => sqlx::query_scalar("SELECT revision FROM apps WHERE id = $1")
@@ -217,16 +206,16 @@ pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sql
         .fetch_optional(pool)
         .await)?;
     if now == Some(revision) {
-        db.configs().put(app.id, revision, config.clone());
-        return Ok(config);
+        let (snapshot, _) = Snapshot::of(config)?;
+        return Ok(db.configs().put(app.id, revision, snapshot).config.clone());
     }
     // A change came in: the tools may be newer than the app's fields. The
     // configuration at the app's revision is the one recorded with it.
-    match super::revisions::get(db, app.id, revision).await? {
+    match revisions::get(db, app.id, revision).await? {
         Some(recorded) => Ok(Arc::new(recorded.config)),
         // Deleted meanwhile (its revisions with it): what was read is all
         // there is.
-        None => Ok(config),
+        None => Ok(Arc::new(config)),
     }
 }
 
@@ -240,14 +229,14 @@ pub async fn update_fields(
     app: &StoredApp,
     fields_revision: i64,
     input: &AppInput,
-    author: &Author,
+    author: &CurrentDeveloper,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
     let revised = update(db, app.id, fields_revision, input, author, now_ms).await?;
     if !matches!(revised, Revised::Stale) || fields_revision >= app.details.revision {
         return Ok(revised);
     }
-    let unchanged = super::revisions::get(db, app.id, fields_revision)
+    let unchanged = revisions::get(db, app.id, fields_revision)
         .await?
         .is_some_and(|then| then.config.has_fields_of(&app.details));
     if !unchanged {
@@ -264,31 +253,22 @@ pub async fn update(
     app_id: i64,
     expected_revision: i64,
     input: &AppInput,
-    author: &Author,
+    author: &CurrentDeveloper,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
-    // Worked out before the turn from what is kept at that revision.
-    let ahead = match db.configs().kept(app_id, expected_revision) {
+    // Worked out before the write from the snapshot kept at that revision.
+    let after = match db.configs().get(app_id, expected_revision) {
         None => None,
-        Some(kept) => {
-            let mut config = (*kept.config).clone();
+        Some(before) => {
+            let mut config = (*before.config).clone();
             config.name = input.name.clone();
             config.description = input.description.clone();
             config.version = input.version.clone();
             config.public_url = input.public_url.clone();
-            let known = match kept.digests {
-                Some(digests) => ((*digests).clone(), Vec::new()),
-                None => super::snapshots::all_tools(&config)?,
-            };
-            Some(Ahead {
-                config,
-                known,
-                replaced_parameters: None,
-            })
+            Some(before.next(config)?)
         }
     };
-    on_writer!(db, conn => {
-        let mut tx = sqlx::Connection::begin(conn).await?;
+    in_transaction!(db, tx => {
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(Revised::Stale);
         };
@@ -302,12 +282,12 @@ pub async fn update(
         .bind(app_id)
         .execute(&mut *tx)
         .await?;
-        let (config, known) = after_write!(tx, app_id, ahead).await?;
+        let recorded = match after {
+            Some(after) => after,
+            None => Snapshot::of(fetch_config!(tx, app_id).await?)?,
+        };
         let change = Change::EditedDetails;
-        let digests =
-            record_revision!(tx, app_id, revision, author, change, now_ms, &config, known).await?;
-        tx.commit().await?;
-        super::tools::keep(db, app_id, revision, config, digests);
+        record_and_commit!(db, tx, app_id, revision, author, change, now_ms, recorded).await?;
         Ok(Revised::Applied(revision))
     })
 }
@@ -315,12 +295,12 @@ pub async fn update(
 /// Deletes the owner's app and, by cascade, its tools. `false` when there
 /// is no such app of theirs.
 pub async fn delete(db: &Db, owner_id: i64, package_name: &str) -> Result<bool, sqlx::Error> {
-    let deleted: Option<i64> = on_writer!(db, conn => sqlx::query_scalar(
+    let deleted: Option<i64> = on_writer!(db, pool => sqlx::query_scalar(
         "DELETE FROM apps WHERE owner_id = $1 AND package_name = $2 RETURNING id",
     )
     .bind(owner_id)
     .bind(package_name)
-    .fetch_optional(conn)
+    .fetch_optional(pool)
     .await)?;
     if let Some(app_id) = deleted {
         // Its configuration is never asked for again: free the memory.

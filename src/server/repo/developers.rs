@@ -1,4 +1,4 @@
-use crate::{api::auth::CurrentDeveloper, on_db, on_writer, server::db::Db};
+use crate::{domain::account::CurrentDeveloper, in_transaction, on_db, server::db::Db};
 
 /// A developer's row, hash included. Deliberately not `Serialize`: the hash
 /// never leaves the server.
@@ -19,7 +19,7 @@ impl std::fmt::Debug for DeveloperRecord {
 }
 
 /// Inserts a developer; a taken email fails with a unique violation
-/// (see [`super::is_unique_violation`]). `email` must be normalised.
+/// (see [`super::is_unique_violation`](crate::server::repo::is_unique_violation)). `email` must be normalised.
 pub async fn create(
     db: &Db,
     email: &str,
@@ -31,8 +31,7 @@ pub async fn create(
     // there, ids come from a sequence that never repeats one (migration
     // 0010). PostgreSQL's identity never repeats one by itself.
     let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
-    on_writer!(db, conn => {
-        let mut tx = sqlx::Connection::begin(conn).await?;
+    in_transaction!(db, tx => {
         let sql = if sqlite {
             let id = next_sqlite_id!(tx, "developers", "developer_ids").await?;
             format!(

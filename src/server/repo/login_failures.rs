@@ -8,7 +8,7 @@
 //! count against the clients that made them (unless that is the client that
 //! just logged in: those were its owner's typos, and are gone).
 
-use crate::{on_db, on_writer, server::db::Db};
+use crate::{in_transaction, on_db, on_writer, server::db::Db};
 
 /// Writes an attempt for `email` from `client` at `at_ms`, not finished
 /// yet: its row id.
@@ -91,7 +91,7 @@ pub async fn forgive_for_email(
     client: &str,
     own: i64,
 ) -> Result<(), sqlx::Error> {
-    on_writer!(db, conn => {
+    in_transaction!(db, tx => {
         sqlx::query(
             "DELETE FROM login_failures \
              WHERE id = $1 OR (email = $2 AND client = $3 AND finished)",
@@ -99,13 +99,13 @@ pub async fn forgive_for_email(
         .bind(own)
         .bind(email)
         .bind(client)
-        .execute(&mut *conn)
+        .execute(&mut *tx)
         .await?;
         sqlx::query("UPDATE login_failures SET forgiven = TRUE WHERE email = $1 AND finished")
             .bind(email)
-            .execute(&mut *conn)
-            .await
-            .map(|_| ())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
     })
 }
 

@@ -1,22 +1,26 @@
 //! The history of an app: its recorded revisions, and the changes that
 //! replace its whole configuration at once (restore, import).
 
-use super::{apps::Revised, Author};
+use super::snapshots::{self, Snapshot};
 use crate::{
     domain::{
+        account::CurrentDeveloper,
         config::AppConfig,
         revision::{Change, RevisionDetail, RevisionSummary},
     },
-    on_db, on_writer,
-    server::{
-        db::Db,
-        repo::{
-            configs::Kept,
-            snapshots::{self, ToolDigest},
-        },
-    },
+    in_transaction, on_db,
+    server::db::Db,
 };
-use std::{collections::HashMap, sync::Arc};
+use std::collections::HashMap;
+
+/// The outcome of a change guarded by the app's revision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Revised {
+    /// Applied; the app is now at this revision.
+    Applied(i64),
+    /// The app is no longer at the expected revision: nothing was changed.
+    Stale,
+}
 
 /// The app's revisions, newest first.
 pub async fn list(db: &Db, app_id: i64) -> Result<Vec<RevisionSummary>, sqlx::Error> {
@@ -44,50 +48,6 @@ pub async fn get(
     app_id: i64,
     revision: i64,
 ) -> Result<Option<RevisionDetail>, sqlx::Error> {
-    Ok(recorded(db, app_id, revision)
-        .await?
-        .map(|recorded| RevisionDetail {
-            summary: recorded.summary,
-            config: recorded.config,
-        }))
-}
-
-/// The app's configuration at `revision` as the cache keeps it, with its
-/// tools' digests (when the revision recorded them), from the revision's
-/// record; `None` when that revision is not recorded.
-pub async fn kept(db: &Db, app_id: i64, revision: i64) -> Result<Option<Kept>, sqlx::Error> {
-    let Some(recorded) = recorded(db, app_id, revision).await? else {
-        return Ok(None);
-    };
-    let digests = recorded.digests.map(|digests| {
-        Arc::new(
-            recorded
-                .config
-                .tools
-                .iter()
-                .zip(digests)
-                .map(|(tool, digest)| ToolDigest {
-                    id: tool.id.clone(),
-                    digest,
-                })
-                .collect::<Vec<_>>(),
-        )
-    });
-    Ok(Some(Kept {
-        config: Arc::new(recorded.config),
-        digests,
-    }))
-}
-
-struct Recorded {
-    summary: RevisionSummary,
-    config: AppConfig,
-    /// The tools' digests, in order (`None` in revisions recorded before
-    /// tools were kept by content).
-    digests: Option<Vec<String>>,
-}
-
-async fn recorded(db: &Db, app_id: i64, revision: i64) -> Result<Option<Recorded>, sqlx::Error> {
     type Row = (i64, String, i64, String, String, Option<String>);
     let row: Option<Row> = on_db!(db, pool => sqlx::query_as(
         "SELECT revision, author_email, created_at, summary, snapshot, tool_digests \
@@ -121,7 +81,7 @@ async fn recorded(db: &Db, app_id: i64, revision: i64) -> Result<Option<Recorded
         bodies.extend(found);
     }
     let config = snapshots::assemble(&snapshot, digests.as_deref(), &bodies)?;
-    Ok(Some(Recorded {
+    Ok(Some(RevisionDetail {
         summary: RevisionSummary {
             revision,
             author,
@@ -129,7 +89,6 @@ async fn recorded(db: &Db, app_id: i64, revision: i64) -> Result<Option<Recorded
             summary,
         },
         config,
-        digests,
     }))
 }
 
@@ -143,21 +102,17 @@ pub async fn replace(
     expected_revision: i64,
     config: &AppConfig,
     change: Change,
-    author: &Author,
+    author: &CurrentDeveloper,
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
-    on_writer!(db, conn => {
-        let mut tx = sqlx::Connection::begin(conn).await?;
+    in_transaction!(db, tx => {
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(Revised::Stale);
         };
         replace_config!(tx, app_id, config).await?;
         // Read back: exactly what is stored now.
-        let stored = fetch_config!(tx, app_id).await?;
-        let digests =
-            record_revision!(tx, app_id, revision, author, change, now_ms, &stored, None).await?;
-        tx.commit().await?;
-        super::tools::keep(db, app_id, revision, stored, digests);
+        let recorded = Snapshot::of(fetch_config!(tx, app_id).await?)?;
+        record_and_commit!(db, tx, app_id, revision, author, change, now_ms, recorded).await?;
         Ok(Revised::Applied(revision))
     })
 }

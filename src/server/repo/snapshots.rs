@@ -5,12 +5,15 @@
 
 use crate::domain::{config::AppConfig, tool::Tool};
 use sha2::{Digest, Sha256};
+use std::{collections::HashMap, sync::Arc};
 
-/// A tool of a revision: its id (to follow edits) and its content's digest.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ToolDigest {
-    pub id: String,
-    pub digest: String,
+/// An app's configuration at one revision, and its tools' digests as
+/// stored (`digests[i]` is `config.tools[i]`'s): what a revision records,
+/// and what the cache keeps of an app's latest one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub config: Arc<AppConfig>,
+    pub digests: Vec<String>,
 }
 
 /// A tool as stored: `(digest, JSON)`.
@@ -32,56 +35,71 @@ pub fn stored_tool(tool: &Tool) -> Result<StoredTool, sqlx::Error> {
     Ok((digest, body))
 }
 
-/// Every tool of `config`, stored: their digests in order, and the bodies.
-pub fn all_tools(config: &AppConfig) -> Result<(Vec<ToolDigest>, Vec<StoredTool>), sqlx::Error> {
-    let mut digests = Vec::with_capacity(config.tools.len());
-    let mut bodies = Vec::with_capacity(config.tools.len());
-    for tool in &config.tools {
-        let (digest, body) = stored_tool(tool)?;
-        digests.push(ToolDigest {
-            id: tool.id.clone(),
-            digest: digest.clone(),
-        });
-        bodies.push((digest, body));
+impl Snapshot {
+    /// `config` with every tool digested: the snapshot and every tool's body.
+    pub fn of(config: AppConfig) -> Result<(Snapshot, Vec<StoredTool>), sqlx::Error> {
+        let bodies = config
+            .tools
+            .iter()
+            .map(stored_tool)
+            .collect::<Result<Vec<_>, _>>()?;
+        let snapshot = Snapshot {
+            digests: bodies.iter().map(|(digest, _)| digest.clone()).collect(),
+            config: Arc::new(config),
+        };
+        Ok((snapshot, bodies))
     }
-    Ok((digests, bodies))
-}
 
-/// The snapshot column: the app's own fields (its tools are by digest).
-pub fn head(config: &AppConfig) -> Result<String, sqlx::Error> {
-    let head = AppConfig {
-        name: config.name.clone(),
-        description: config.description.clone(),
-        version: config.version.clone(),
-        public_url: config.public_url.clone(),
-        settings: config.settings.clone(),
-        tools: Vec::new(),
-    };
-    serde_json::to_string(&head).map_err(encode_error)
-}
-
-/// The tool_digests column: a JSON array of the digests. Written by hand,
-/// as a save writes one of a hundred digests or more: hex needs no escaping,
-/// and serde_json's escaping, a byte at a time, took a twentieth of a save.
-pub fn digest_list(digests: &[ToolDigest]) -> String {
-    let mut list =
-        String::with_capacity(2 + digests.iter().map(|d| d.digest.len() + 3).sum::<usize>());
-    list.push('[');
-    for (i, ToolDigest { digest, .. }) in digests.iter().enumerate() {
-        if i > 0 {
-            list.push(',');
+    /// This snapshot changed into `config`: a tool that is here unchanged
+    /// (same id, same content) keeps its digest, the others are digested,
+    /// and only their bodies are new. A save changes one tool of many.
+    pub fn next(&self, config: AppConfig) -> Result<(Snapshot, Vec<StoredTool>), sqlx::Error> {
+        let known: HashMap<&str, (&Tool, &String)> = self
+            .config
+            .tools
+            .iter()
+            .zip(&self.digests)
+            .map(|(tool, digest)| (tool.id.as_str(), (tool, digest)))
+            .collect();
+        let mut digests = Vec::with_capacity(config.tools.len());
+        let mut bodies = Vec::new();
+        for tool in &config.tools {
+            match known.get(tool.id.as_str()) {
+                Some((was, digest)) if *was == tool => digests.push((*digest).clone()),
+                _ => {
+                    let (digest, body) = stored_tool(tool)?;
+                    digests.push(digest.clone());
+                    bodies.push((digest, body));
+                }
+            }
         }
-        if digest.bytes().all(|b| b.is_ascii_hexdigit()) {
-            list.push('"');
-            list.push_str(digest);
-            list.push('"');
-        } else {
-            // Never one of ours (they are hex), but written correctly all the same.
-            list.push_str(&serde_json::Value::from(digest.as_str()).to_string());
-        }
+        Ok((
+            Snapshot {
+                config: Arc::new(config),
+                digests,
+            },
+            bodies,
+        ))
     }
-    list.push(']');
-    list
+
+    /// The snapshot column: the app's own fields (its tools are by digest).
+    pub fn head(&self) -> Result<String, sqlx::Error> {
+        let config = &self.config;
+        let head = AppConfig {
+            name: config.name.clone(),
+            description: config.description.clone(),
+            version: config.version.clone(),
+            public_url: config.public_url.clone(),
+            settings: config.settings.clone(),
+            tools: Vec::new(),
+        };
+        serde_json::to_string(&head).map_err(encode_error)
+    }
+
+    /// The tool_digests column: a JSON array of the digests.
+    pub fn digest_list(&self) -> Result<String, sqlx::Error> {
+        serde_json::to_string(&self.digests).map_err(encode_error)
+    }
 }
 
 /// Reads a tool_digests column.
@@ -94,7 +112,7 @@ pub fn parse_digest_list(json: &str) -> Result<Vec<String>, sqlx::Error> {
 pub fn assemble(
     snapshot: &str,
     digests: Option<&[String]>,
-    bodies: &std::collections::HashMap<String, String>,
+    bodies: &HashMap<String, String>,
 ) -> Result<AppConfig, sqlx::Error> {
     let mut config: AppConfig = serde_json::from_str(snapshot).map_err(decode_error)?;
     if let Some(digests) = digests {
@@ -123,56 +141,56 @@ mod tests {
         }
     }
 
+    fn config(tools: Vec<Tool>) -> AppConfig {
+        AppConfig {
+            name: "Todo".into(),
+            version: "1.0.0".into(),
+            settings: Some(serde_json::json!([{"key": "k"}])),
+            tools,
+            ..AppConfig::default()
+        }
+    }
+
     #[test]
     fn a_tool_is_named_by_its_content() {
         let (a, _) = stored_tool(&tool("a", "one")).unwrap();
         assert_eq!(a.len(), 32);
+        assert!(a.bytes().all(|b| b.is_ascii_hexdigit()));
         assert_eq!(a, stored_tool(&tool("a", "one")).unwrap().0);
         assert_ne!(a, stored_tool(&tool("a", "two")).unwrap().0);
     }
 
     #[test]
-    fn the_digest_list_is_the_json_array_of_the_digests() {
-        let digests = |list: &[&str]| -> Vec<ToolDigest> {
-            list.iter()
-                .map(|d| ToolDigest {
-                    id: "t".into(),
-                    digest: (*d).into(),
-                })
-                .collect()
-        };
-        for list in [
-            &[][..],
-            &["0123456789abcdef0123456789abcdef"][..],
-            &["00ff", "a1b2c3", "DEADbeef"][..],
-            &["not \"hex\"", "tab\there", "é", ""][..],
-        ] {
-            let written = digest_list(&digests(list));
-            assert_eq!(written, serde_json::to_string(list).unwrap());
-            assert_eq!(parse_digest_list(&written).unwrap(), list);
-        }
-    }
-
-    #[test]
     fn head_digests_and_bodies_give_the_configuration_back() {
-        let config = AppConfig {
-            name: "Todo".into(),
-            version: "1.0.0".into(),
-            settings: Some(serde_json::json!([{"key": "k"}])),
-            tools: vec![tool("a", "one"), tool("b", "two"), tool("c", "one")],
-            ..AppConfig::default()
-        };
-        let (digests, bodies) = all_tools(&config).unwrap();
-        let list = parse_digest_list(&digest_list(&digests)).unwrap();
+        let config = config(vec![tool("a", "one"), tool("b", "two"), tool("c", "one")]);
+        let (snapshot, bodies) = Snapshot::of(config.clone()).unwrap();
+        assert_eq!(bodies.len(), 3);
+        let list = parse_digest_list(&snapshot.digest_list().unwrap()).unwrap();
+        assert_eq!(list, snapshot.digests);
         let bodies = bodies.into_iter().collect();
         assert_eq!(
-            assemble(&head(&config).unwrap(), Some(&list), &bodies).unwrap(),
+            assemble(&snapshot.head().unwrap(), Some(&list), &bodies).unwrap(),
             config
         );
         // A whole snapshot from before reads as it is.
         let whole = serde_json::to_string(&config).unwrap();
-        assert_eq!(assemble(&whole, None, &Default::default()).unwrap(), config);
+        assert_eq!(assemble(&whole, None, &HashMap::new()).unwrap(), config);
         // A missing body is an error, not a shorter list.
-        assert!(assemble(&head(&config).unwrap(), Some(&list), &Default::default()).is_err());
+        assert!(assemble(&snapshot.head().unwrap(), Some(&list), &HashMap::new()).is_err());
+    }
+
+    #[test]
+    fn the_next_snapshot_digests_only_the_tools_that_changed() {
+        let (before, _) =
+            Snapshot::of(config(vec![tool("a", "one"), tool("b", "two"), tool("c", "three")]))
+                .unwrap();
+        // b edited, c moved up, d added.
+        let after = config(vec![tool("a", "one"), tool("c", "three"), tool("b", "2"), tool("d", "4")]);
+        let (next, bodies) = before.next(after.clone()).unwrap();
+        let (whole, _) = Snapshot::of(after).unwrap();
+        assert_eq!(next, whole, "the same digests as digesting everything");
+        let new: Vec<&str> = bodies.iter().map(|(_, body)| body.as_str()).collect();
+        assert_eq!(new.len(), 2, "{new:?}");
+        assert!(new[0].contains("\"b\"") && new[1].contains("\"d\""), "{new:?}");
     }
 }

@@ -1,6 +1,98 @@
-//! Statements shared by the repositories inside their transactions. They are
-//! macros so that the same text serves both backends: each expands inside an
-//! `on_db!` arm, where `$tx` is that backend's transaction.
+//! Statements and rows shared by the repositories inside their transactions.
+//! The statements are macros so that the same text serves both backends:
+//! each expands inside an `in_transaction!` arm, where `$tx` is that
+//! backend's transaction.
+
+use crate::domain::tool::{ParamType, Parameter, Tool, ToolHints};
+use std::collections::HashMap;
+
+/// Whether `error` is a violated UNIQUE constraint (on either backend).
+pub fn is_unique_violation(error: &sqlx::Error) -> bool {
+    error
+        .as_database_error()
+        .is_some_and(|e| e.is_unique_violation())
+}
+
+/// A multi-row insert for the backend of `tx` (its placeholders, its types).
+pub(crate) fn insert_into<'args, DB: sqlx::Database>(
+    _tx: &sqlx::Transaction<'_, DB>,
+    head: &str,
+) -> sqlx::QueryBuilder<'args, DB> {
+    sqlx::QueryBuilder::new(head)
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ToolRow {
+    id: i64,
+    tool_id: String,
+    description: String,
+    activation_phrases: String,
+    title: Option<String>,
+    max_calls: Option<i64>,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+}
+
+#[derive(sqlx::FromRow)]
+pub(crate) struct ParamRow {
+    tool_id: i64,
+    name: String,
+    param_type: String,
+    description: String,
+    required: bool,
+    enum_values: String,
+}
+
+/// A list typed as comma-separated text (phrases, allowed values) is
+/// stored as a JSON array.
+fn decode_list(json: &str) -> Result<Vec<String>, sqlx::Error> {
+    serde_json::from_str(json).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
+
+pub(crate) fn encode_list(list: &[String]) -> String {
+    serde_json::to_string(list).unwrap_or_else(|_| "[]".to_owned())
+}
+
+/// An app's tools from their rows and their parameters' rows, in order.
+pub(crate) fn assemble_tools(
+    tool_rows: Vec<ToolRow>,
+    param_rows: Vec<ParamRow>,
+) -> Result<Vec<Tool>, sqlx::Error> {
+    let mut params: HashMap<i64, Vec<Parameter>> = HashMap::new();
+    for row in param_rows {
+        let param_type = ParamType::parse(&row.param_type).ok_or_else(|| {
+            sqlx::Error::Decode(format!("unknown parameter type {:?}", row.param_type).into())
+        })?;
+        params.entry(row.tool_id).or_default().push(Parameter {
+            name: row.name,
+            param_type,
+            description: row.description,
+            required: row.required,
+            enum_values: decode_list(&row.enum_values)?,
+        });
+    }
+    tool_rows
+        .into_iter()
+        .map(|row| {
+            Ok(Tool {
+                parameters: params.remove(&row.id).unwrap_or_default(),
+                id: row.tool_id,
+                description: row.description,
+                activation_phrases: decode_list(&row.activation_phrases)?,
+                title: row.title,
+                max_calls: row.max_calls.and_then(|n| u32::try_from(n).ok()),
+                hints: ToolHints {
+                    read_only: row.read_only,
+                    destructive: row.destructive,
+                    idempotent: row.idempotent,
+                    open_world: row.open_world,
+                },
+            })
+        })
+        .collect()
+}
 
 /// Bumps the app's revision if it is still `$expected`: `Option<new revision>`.
 macro_rules! bump_revision {
@@ -20,7 +112,7 @@ macro_rules! bump_revision {
 macro_rules! fetch_tools {
     ($exec:expr, $app_id:expr) => {
         async {
-            let tool_rows: Vec<$crate::server::repo::tools::ToolRow> = sqlx::query_as(
+            let tool_rows: Vec<$crate::server::repo::sql::ToolRow> = sqlx::query_as(
                 "SELECT id, tool_id, description, activation_phrases, title, max_calls, \
                  read_only, destructive, idempotent, open_world \
                  FROM tools WHERE app_id = $1 ORDER BY position, id",
@@ -28,7 +120,7 @@ macro_rules! fetch_tools {
             .bind($app_id)
             .fetch_all($exec)
             .await?;
-            let param_rows: Vec<$crate::server::repo::tools::ParamRow> = sqlx::query_as(
+            let param_rows: Vec<$crate::server::repo::sql::ParamRow> = sqlx::query_as(
                 "SELECT p.tool_id, p.name, p.param_type, p.description, p.required, p.enum_values \
                  FROM tool_parameters p JOIN tools t ON t.id = p.tool_id \
                  WHERE t.app_id = $1 ORDER BY p.tool_id, p.position, p.id",
@@ -36,7 +128,7 @@ macro_rules! fetch_tools {
             .bind($app_id)
             .fetch_all($exec)
             .await?;
-            $crate::server::repo::tools::assemble(tool_rows, param_rows)
+            $crate::server::repo::sql::assemble_tools(tool_rows, param_rows)
         }
     };
 }
@@ -65,20 +157,6 @@ macro_rules! fetch_config {
                 public_url,
                 settings: settings_json.and_then(|json| serde_json::from_str(&json).ok()),
                 tools,
-            })
-        }
-    };
-}
-
-/// The configuration after a write (worked out ahead, or read back inside
-/// `$tx`), and what the revision needs to know of its tools.
-macro_rules! after_write {
-    ($tx:ident, $app_id:expr, $ahead:expr) => {
-        async {
-            let ahead: Option<$crate::server::repo::tools::Ahead> = $ahead;
-            Ok::<_, sqlx::Error>(match ahead {
-                Some(ahead) => (ahead.config, Some(ahead.known)),
-                None => (fetch_config!($tx, $app_id).await?, None),
             })
         }
     };
@@ -114,49 +192,28 @@ macro_rules! next_sqlite_id {
     };
 }
 
-/// Stores the tool bodies `$bodies` (`&[StoredTool]`) of app `$app_id`;
-/// those stored already are left as they are.
-macro_rules! store_tools {
-    ($tx:ident, $app_id:expr, $bodies:expr) => {
+/// Records revision `$revision` of the app — `$snapshot`, the app as it now
+/// is — by `$author`, storing the tool bodies `$bodies` (those stored
+/// already are left as they are). Then commits `$tx` and keeps the snapshot
+/// as the app's latest: evaluates to it.
+macro_rules! record_and_commit {
+    ($db:expr, $tx:ident, $app_id:expr, $revision:expr, $author:expr, $change:expr, $now:expr, $recorded:expr) => {
         async {
-            let bodies: &[$crate::server::repo::snapshots::StoredTool] = $bodies;
-            for chunk in bodies.chunks(100) {
-                let mut sql =
-                    String::from("INSERT INTO revision_tools (app_id, digest, body) VALUES ");
-                for i in 0..chunk.len() {
-                    if i > 0 {
-                        sql.push_str(", ");
-                    }
-                    sql.push_str(&format!("($1, ${}, ${})", 2 * i + 2, 2 * i + 3));
-                }
-                sql.push_str(" ON CONFLICT (app_id, digest) DO NOTHING");
-                let mut query = sqlx::query(&sql).bind($app_id);
-                for (digest, body) in chunk {
-                    query = query.bind(digest).bind(body);
-                }
-                query.execute(&mut *$tx).await?;
+            let (snapshot, bodies): (
+                $crate::server::repo::snapshots::Snapshot,
+                Vec<$crate::server::repo::snapshots::StoredTool>,
+            ) = $recorded;
+            if !bodies.is_empty() {
+                let mut insert = $crate::server::repo::sql::insert_into(
+                    &$tx,
+                    "INSERT INTO revision_tools (app_id, digest, body) ",
+                );
+                insert.push_values(&bodies, |mut row, (digest, body)| {
+                    row.push_bind($app_id).push_bind(digest).push_bind(body);
+                });
+                insert.push(" ON CONFLICT (app_id, digest) DO NOTHING");
+                insert.build().execute(&mut *$tx).await?;
             }
-            Ok::<(), sqlx::Error>(())
-        }
-    };
-}
-
-/// Records revision `$revision` of the app — `$config`, as it now is — by
-/// `$author`. `$known` is `Some((digests, new bodies))` when the tools'
-/// digests were worked out with the change (see `tools::Ahead`); with `None`
-/// every tool is digested and stored (those stored already are skipped).
-/// Evaluates to the tools' digests.
-macro_rules! record_revision {
-    ($tx:ident, $app_id:expr, $revision:expr, $author:expr, $change:expr, $now:expr, $config:expr, $known:expr) => {
-        async {
-            use $crate::server::repo::snapshots;
-            let config: &$crate::domain::config::AppConfig = $config;
-            let known: Option<(Vec<snapshots::ToolDigest>, Vec<snapshots::StoredTool>)> = $known;
-            let (digests, bodies) = match known {
-                Some(known) => known,
-                None => snapshots::all_tools(config)?,
-            };
-            store_tools!($tx, $app_id, &bodies).await?;
             sqlx::query(
                 "INSERT INTO app_revisions \
                  (app_id, revision, author_id, author_email, created_at, summary, snapshot, tool_digests) \
@@ -168,11 +225,12 @@ macro_rules! record_revision {
             .bind(&$author.email)
             .bind($now)
             .bind($change.summary())
-            .bind(snapshots::head(config)?)
-            .bind(snapshots::digest_list(&digests))
+            .bind(snapshot.head()?)
+            .bind(snapshot.digest_list()?)
             .execute(&mut *$tx)
             .await?;
-            Ok::<_, sqlx::Error>(digests)
+            $tx.commit().await?;
+            Ok::<_, sqlx::Error>($db.configs().put($app_id, $revision, snapshot))
         }
     };
 }
@@ -192,9 +250,7 @@ macro_rules! insert_tool {
             .bind($position)
             .bind(&tool.id)
             .bind(&tool.description)
-            .bind($crate::server::repo::tools::encode_list(
-                &tool.activation_phrases,
-            ))
+            .bind($crate::server::repo::sql::encode_list(&tool.activation_phrases))
             .bind(&tool.title)
             .bind(tool.max_calls.map(i64::from))
             .bind(tool.hints.read_only)
@@ -209,45 +265,32 @@ macro_rules! insert_tool {
     };
 }
 
-/// Inserts `$tool`'s parameters for tool row `$row_id`: one statement (per
-/// 50 parameters), since each statement is a round trip to the database.
+/// Inserts `$tool`'s parameters for tool row `$row_id`, in one statement.
 macro_rules! insert_parameters {
     ($tx:ident, $row_id:expr, $tool:expr) => {
         async {
             let tool: &$crate::domain::tool::Tool = $tool;
-            for (chunk_index, chunk) in tool.parameters.chunks(50).enumerate() {
-                let mut sql = String::from(
+            if !tool.parameters.is_empty() {
+                let mut insert = $crate::server::repo::sql::insert_into(
+                    &$tx,
                     "INSERT INTO tool_parameters \
-                     (tool_id, position, name, param_type, description, required, enum_values) VALUES ",
+                     (tool_id, position, name, param_type, description, required, enum_values) ",
                 );
-                for i in 0..chunk.len() {
-                    if i > 0 {
-                        sql.push_str(", ");
-                    }
-                    let n = 6 * i + 2;
-                    sql.push_str(&format!(
-                        "($1, ${}, ${}, ${}, ${}, ${}, ${})",
-                        n,
-                        n + 1,
-                        n + 2,
-                        n + 3,
-                        n + 4,
-                        n + 5
-                    ));
-                }
-                let mut query = sqlx::query(&sql).bind($row_id);
-                for (i, parameter) in chunk.iter().enumerate() {
-                    query = query
-                        .bind((chunk_index * 50 + i) as i64)
-                        .bind(&parameter.name)
-                        .bind(parameter.param_type.as_str())
-                        .bind(&parameter.description)
-                        .bind(parameter.required)
-                        .bind($crate::server::repo::tools::encode_list(
-                            &parameter.enum_values,
-                        ));
-                }
-                query.execute(&mut *$tx).await?;
+                insert.push_values(
+                    tool.parameters.iter().enumerate(),
+                    |mut row, (position, parameter)| {
+                        row.push_bind($row_id)
+                            .push_bind(position as i64)
+                            .push_bind(&parameter.name)
+                            .push_bind(parameter.param_type.as_str())
+                            .push_bind(&parameter.description)
+                            .push_bind(parameter.required)
+                            .push_bind($crate::server::repo::sql::encode_list(
+                                &parameter.enum_values,
+                            ));
+                    },
+                );
+                insert.build().execute(&mut *$tx).await?;
             }
             Ok::<(), sqlx::Error>(())
         }

@@ -1,0 +1,131 @@
+//! The one error type every server function returns, and every layer
+//! below them speaks (its conversion from a server function's own failure
+//! is in `api/`).
+
+use crate::domain::FieldErrors;
+use serde::{Deserialize, Serialize};
+
+/// What can go wrong when the browser asks the server for something.
+///
+/// Messages are written for the developer using the console. Internal details
+/// (database errors, panics) are logged on the server and never serialised:
+/// the browser only ever sees [`AppError::Internal`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    /// Input that breaks a rule; each message belongs next to its field.
+    #[error("Please correct the highlighted fields.")]
+    Validation(FieldErrors),
+    /// A log-in with an unknown email or a wrong password (the same answer
+    /// for both).
+    #[error("Invalid email or password")]
+    InvalidCredentials,
+    /// No session, or the session has expired.
+    #[error("Please log in to continue.")]
+    Unauthorized,
+    /// The thing does not exist — or belongs to someone else, which the
+    /// asker must not be able to tell apart.
+    #[error("Not found.")]
+    NotFound,
+    /// A save based on stale data, or a state that forbids the action.
+    #[error("{0}")]
+    Conflict(String),
+    /// A plain form post (no JavaScript) based on stale data: the message
+    /// of [`AppError::Conflict`] and what was posted, so that the form drawn
+    /// again from this error still holds what was typed.
+    #[error("{0}")]
+    StaleForm(String, FieldErrors),
+    /// Throttled (for example repeated failed log-ins).
+    #[error("{0}")]
+    TooManyRequests(String),
+    /// A cross-site request.
+    #[error("This request was refused.")]
+    Forbidden,
+    /// Anything else on the server; the details are in the server's log.
+    #[error("Something went wrong on our side. Please try again.")]
+    Internal,
+    /// The request never got a proper answer (network, decoding).
+    #[error("Could not reach the server ({0}). Please try again.")]
+    Transport(String),
+}
+
+impl AppError {
+    /// The HTTP status this error stands for.
+    pub fn status(&self) -> u16 {
+        match self {
+            AppError::Validation(_) => 422,
+            AppError::InvalidCredentials | AppError::Unauthorized => 401,
+            AppError::Forbidden => 403,
+            AppError::NotFound => 404,
+            AppError::Conflict(_) | AppError::StaleForm(..) => 409,
+            AppError::TooManyRequests(_) => 429,
+            AppError::Internal => 500,
+            AppError::Transport(_) => 502,
+        }
+    }
+
+    /// The field errors of a validation error, or none.
+    pub fn field_errors(&self) -> Option<&FieldErrors> {
+        match self {
+            AppError::Validation(errors) => Some(errors),
+            _ => None,
+        }
+    }
+
+    /// What a plain form post sent, echoed back with its error (invalid
+    /// or stale input), for the form drawn again to show.
+    pub fn echoed_input(&self) -> Option<&FieldErrors> {
+        match self {
+            AppError::Validation(echo) | AppError::StaleForm(_, echo) => Some(echo),
+            _ => None,
+        }
+    }
+
+    /// A save based on stale data: the page offers to reload.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, AppError::Conflict(_) | AppError::StaleForm(..))
+    }
+}
+
+impl From<FieldErrors> for AppError {
+    fn from(errors: FieldErrors) -> Self {
+        AppError::Validation(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_map_to_their_http_status() {
+        assert_eq!(AppError::NotFound.status(), 404);
+        assert_eq!(AppError::Unauthorized.status(), 401);
+        assert_eq!(AppError::Validation(FieldErrors::new()).status(), 422);
+        assert_eq!(AppError::Conflict("x".into()).status(), 409);
+    }
+
+    #[test]
+    fn a_stale_form_is_a_conflict_that_gives_back_what_was_posted() {
+        let echo = FieldErrors::new().with_echo("name", "Typed here");
+        let stale = AppError::StaleForm("Changed elsewhere.".into(), echo);
+        assert_eq!(stale.status(), 409);
+        assert!(stale.is_conflict());
+        assert_eq!(stale.to_string(), "Changed elsewhere.");
+        assert_eq!(
+            stale.echoed_input().and_then(|e| e.echoed("name")),
+            Some("Typed here")
+        );
+        // No field is marked wrong: only the form-level message is shown.
+        assert!(stale.field_errors().is_none());
+        // It survives the trip through the redirect's URL (as JSON).
+        let json = serde_json::to_string(&stale).unwrap();
+        assert_eq!(serde_json::from_str::<AppError>(&json).unwrap(), stale);
+        assert!(!AppError::NotFound.is_conflict());
+        assert!(AppError::Conflict("x".into()).echoed_input().is_none());
+    }
+
+    #[test]
+    fn internal_errors_say_nothing_about_the_cause() {
+        assert!(!AppError::Internal.to_string().contains("sql"));
+    }
+}
