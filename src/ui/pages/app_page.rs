@@ -3,7 +3,6 @@ use crate::{
     domain::url::encode_component,
     ui::components::{app_forms::AppConsole, form::url_error, status_page::AppErrorView},
     ui::islands::ON_INTERACTION,
-    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -38,7 +37,7 @@ pub fn AppPage() -> impl IntoView {
                 let notice = notice.clone();
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
-                page_view(async move {
+                Suspend::new(async move {
                     match get_app_page(package_name).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(AppPage { app, tools, keys }) => {

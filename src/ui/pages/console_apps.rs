@@ -2,7 +2,6 @@ use crate::{
     api::apps::list_apps,
     domain::{app::AppSummary, time::format_utc, url::encode_component},
     ui::components::{form::Notice, status_page::AppErrorView},
-    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -24,7 +23,7 @@ pub fn AppsPage() -> impl IntoView {
             </div>
             <Notice message=Signal::stored(deleted)/>
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
-                {page_view(async move {
+                {Suspend::new(async move {
                     match list_apps().await {
                         Ok(apps) if apps.is_empty() => view! { <EmptyState/> }.into_any(),
                         Ok(apps) => view! { <AppList apps/> }.into_any(),

@@ -5,7 +5,6 @@ use crate::{
         url::encode_component,
     },
     ui::components::{export_panel::ExportPanel, status_page::AppErrorView},
-    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -33,7 +32,7 @@ pub fn ExportPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             {
                 let package_name = package_name.clone();
-                page_view(async move {
+                Suspend::new(async move {
                     let loaded = match get_app(package_name.clone()).await {
                         Ok(app) => render_export(package_name.clone(), format, options)
                             .await

@@ -12,7 +12,6 @@ use crate::{
         json_preview::JsonPreview,
         status_page::AppErrorView,
     },
-    ui::pages::data::page_view,
 };
 use leptos::{prelude::*, server_fn::ServerFn};
 use leptos_meta::Title;
@@ -39,7 +38,7 @@ pub fn HistoryPage() -> impl IntoView {
                 let package_name = package_name.clone();
                 let notice = notice.clone();
                 let restore_error = restore_error.clone();
-                page_view(async move {
+                Suspend::new(async move {
                     let loaded = async {
                         let app = get_app(package_name.clone()).await?;
                         let revisions = list_revisions(package_name.clone()).await?;

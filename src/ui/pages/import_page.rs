@@ -2,7 +2,6 @@ use crate::{
     api::apps::get_app,
     domain::url::encode_component,
     ui::components::{import_panel::ImportPanel, status_page::AppErrorView},
-    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -19,7 +18,7 @@ pub fn ImportPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             {
                 let package_name = package_name.clone();
-                page_view(async move {
+                Suspend::new(async move {
                     match get_app(package_name).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(app) => {

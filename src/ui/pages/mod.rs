@@ -1,7 +1,6 @@
 pub mod app_page;
 pub mod auth;
 pub mod console_apps;
-pub mod data;
 pub mod export_page;
 pub mod history_page;
 pub mod import_page;

@@ -2,7 +2,6 @@ use crate::{
     api::try_tool::get_try_target,
     domain::{time::format_iso8601, url::encode_component},
     ui::components::{status_page::AppErrorView, try_panel::TryPanel},
-    ui::pages::data::page_view,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -19,7 +18,7 @@ pub fn TryPage() -> impl IntoView {
             {
                 let package_name = package_name.clone();
                 let tool_id = tool_id.clone();
-                page_view(async move {
+                Suspend::new(async move {
                     match get_try_target(package_name.clone(), tool_id).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(target) => {
