@@ -17,7 +17,7 @@ pub const STALE_MESSAGE: &str = "This app was changed elsewhere. Reload to see t
 #[server(prefix = "/api", endpoint = "apps/list")]
 pub async fn list_apps() -> Result<Vec<AppSummary>, AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer().await?;
+    let developer = context::require_developer()?;
     let state = context::state()?;
     repo::apps::list_for_owner(&state.db, developer.id)
         .await
@@ -77,7 +77,7 @@ pub async fn create_app(
         domain::{app::AppInput, url::encode_component, FieldErrors},
         server::{clock::now_ms, repo},
     };
-    let developer = context::require_developer().await?;
+    let developer = context::require_developer()?;
     let input = AppInput {
         package_name,
         name,

@@ -13,28 +13,10 @@ pub fn current_developer() -> Option<CurrentDeveloper> {
     request_parts().and_then(|parts| parts.extensions.get::<CurrentDeveloper>().cloned())
 }
 
-/// The developer a server function's session claims to be, not yet checked.
-fn claimed() -> Option<crate::server::auth::Claimed> {
-    request_parts().and_then(|parts| parts.extensions.get().copied())
-}
-
 /// The signed-in developer, or [`AppError::Unauthorized`]. Every server
-/// function that touches developer data starts here, or with
-/// [`owned_app`]: a server function's request carries the session's claim,
-/// checked here against the database (a page's request, and a server
-/// function called while rendering it, carry the developer already checked).
-pub async fn require_developer() -> Result<CurrentDeveloper, AppError> {
-    if let Some(developer) = current_developer() {
-        return Ok(developer);
-    }
-    let crate::server::auth::Claimed(id) = claimed().ok_or(AppError::Unauthorized)?;
-    let state = state()?;
-    let found = crate::server::repo::developers::find_by_id(&state.db, id)
-        .await
-        .map_err(internal)?;
-    crate::server::auth::settle(&session()?, found)
-        .await
-        .ok_or(AppError::Unauthorized)
+/// function that touches developer data starts here, or with [`owned_app`].
+pub fn require_developer() -> Result<CurrentDeveloper, AppError> {
+    current_developer().ok_or(AppError::Unauthorized)
 }
 
 /// The request's session (loaded by the session layer).
@@ -98,34 +80,15 @@ pub use crate::server::internal;
 /// The signed-in developer and their app `package_name`, or
 /// [`AppError::Unauthorized`] as [`require_developer`] says;
 /// [`AppError::NotFound`] for another developer's app and for an unknown
-/// one alike. A claimed developer and the app are checked in one query.
+/// one alike.
 pub async fn owned_app(
     state: &AppState,
     package_name: &str,
 ) -> Result<(CurrentDeveloper, crate::server::repo::apps::StoredApp), AppError> {
-    use crate::server::repo::apps;
-    let package_name = package_name.trim();
-    if let Some(developer) = current_developer() {
-        let app = apps::find_for_owner(&state.db, developer.id, package_name)
-            .await
-            .map_err(internal)?
-            .ok_or(AppError::NotFound)?;
-        return Ok((developer, app));
-    }
-    let crate::server::auth::Claimed(id) = claimed().ok_or(AppError::Unauthorized)?;
-    match apps::find_with_owner(&state.db, id, package_name)
+    let developer = require_developer()?;
+    let app = crate::server::repo::apps::find_for_owner(&state.db, developer.id, package_name.trim())
         .await
         .map_err(internal)?
-    {
-        Some(found) => {
-            crate::server::auth::keep_alive(&session()?).await;
-            Ok(found)
-        }
-        // No such app of theirs, or no such developer: which one decides
-        // the answer (and a gone account's session ends).
-        None => {
-            require_developer().await?;
-            Err(AppError::NotFound)
-        }
-    }
+        .ok_or(AppError::NotFound)?;
+    Ok((developer, app))
 }

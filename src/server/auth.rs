@@ -1,7 +1,6 @@
-//! Who is asking: the session's developer, checked once per request (for
-//! a page, before it renders; a server function checks its own, see
-//! [`Claimed`]); and whether a log-in attempt may go ahead and its password
-//! matches.
+//! Who is asking: the session's developer, looked up once per request
+//! before any page or server function runs; and whether a log-in attempt may
+//! go ahead and its password matches.
 
 use super::{db::Db, internal, password, repo, state::AppState};
 use crate::domain::{
@@ -28,24 +27,9 @@ fn is_anonymous_path(path: &str) -> bool {
         || path == "/favicon.ico"
 }
 
-/// A session's claim to be developer `id`, not yet checked against the
-/// database: what a server function's request carries in place of a
-/// [`CurrentDeveloper`]. The server function checks it (see
-/// `api::context::require_developer`), together with the app it
-/// asks for where there is one: one query rather than two on the path of
-/// every save.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Claimed(pub i64);
-
-/// Whether `request` calls a server function (all are `POST /api/…`),
-/// which checks its session's developer itself.
-fn checks_developer_itself(request: &Request) -> bool {
-    request.method() == Method::POST && request.uri().path().starts_with("/api/")
-}
-
 /// Puts the session's developer, if any, into the request's extensions as a
-/// [`CurrentDeveloper`], for pages to read; for a server function, as a
-/// [`Claimed`] id that it checks.
+/// [`CurrentDeveloper`], for pages and server functions to read, and extends
+/// the session. A session whose account is gone is ended.
 pub async fn load_developer(
     State(state): State<AppState>,
     session: Session,
@@ -54,14 +38,13 @@ pub async fn load_developer(
 ) -> Response {
     if !is_anonymous_path(request.uri().path()) {
         match session.get::<i64>(DEVELOPER_ID_KEY).await {
-            Ok(Some(id)) if checks_developer_itself(&request) => {
-                request.extensions_mut().insert(Claimed(id));
-            }
             Ok(Some(id)) => match repo::developers::find_by_id(&state.db, id).await {
-                Ok(found) => {
-                    if let Some(developer) = settle(&session, found).await {
-                        request.extensions_mut().insert(developer);
-                    }
+                Ok(Some(developer)) => {
+                    keep_alive(&session).await;
+                    request.extensions_mut().insert(developer);
+                }
+                Ok(None) => {
+                    let _ = session.flush().await;
                 }
                 Err(error) => {
                     tracing::error!(%error, "cannot load the session's developer");
@@ -76,24 +59,6 @@ pub async fn load_developer(
         }
     }
     next.run(request).await
-}
-
-/// What a session's developer was found to be: kept alive if `found`;
-/// if not, the account is gone, and so is the session.
-pub async fn settle(
-    session: &Session,
-    found: Option<CurrentDeveloper>,
-) -> Option<CurrentDeveloper> {
-    match found {
-        Some(developer) => {
-            keep_alive(session).await;
-            Some(developer)
-        }
-        None => {
-            let _ = session.flush().await;
-            None
-        }
-    }
 }
 
 /// The session key holding when the session was last extended.

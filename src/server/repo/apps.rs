@@ -127,44 +127,15 @@ pub async fn find_for_owner(
     owner_id: i64,
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
-    Ok(find_with_owner(db, owner_id, package_name)
-        .await?
-        .map(|(_, app)| app))
-}
-
-/// Developer `owner_id` and their app `package_name`, in one query: the
-/// check of a server function whose session claims `owner_id` (see
-/// [`crate::server::auth::Claimed`]). `None` when either is missing — the
-/// app being theirs proves the account exists, as a deleted account's apps
-/// go with it.
-pub async fn find_with_owner(
-    db: &Db,
-    owner_id: i64,
-    package_name: &str,
-) -> Result<Option<(CurrentDeveloper, StoredApp)>, sqlx::Error> {
-    #[derive(sqlx::FromRow)]
-    struct Row {
-        email: String,
-        #[sqlx(flatten)]
-        app: AppRow,
-    }
-    let row: Option<Row> = on_db!(db, pool => sqlx::query_as(
-        "SELECT d.email, a.id, a.package_name, a.name, a.description, a.version, a.public_url, \
-         a.revision, a.updated_at, a.settings_json \
-         FROM apps a JOIN developers d ON d.id = a.owner_id \
-         WHERE a.owner_id = $1 AND a.package_name = $2",
+    let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
+         FROM apps WHERE owner_id = $1 AND package_name = $2",
     )
     .bind(owner_id)
     .bind(package_name)
     .fetch_optional(pool)
     .await)?;
-    Ok(row.map(|row| {
-        let developer = CurrentDeveloper {
-            id: owner_id,
-            email: row.email,
-        };
-        (developer, StoredApp::from(row.app))
-    }))
+    Ok(row.map(StoredApp::from))
 }
 
 /// The app with this package name, whoever owns it (for API keys, which
