@@ -727,7 +727,7 @@ fn ParamFieldset(
                     type="button"
                     id=format!("param-{key}-move-down")
                     on:click=move |_| shift(false)
-                    disabled=move || index.get() + 1 >= count.get()
+                    disabled=move || { index.get() + 1 >= count.get() }
                 >
                     "Move down"
                 </button>
