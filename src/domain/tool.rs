@@ -75,8 +75,8 @@ pub struct ToolAt {
 /// first activation phrases.
 ///
 /// As JSON it is an array, `[id, description, parameters, phrases,
-/// phrase_count]`: the app page carries a hundred of these to its island,
-/// escaped into an attribute, and the keys were a third of it.
+/// phrase_count]`: the app page carries every tool's summary to its island
+/// in an attribute, where the keys would be repeated for every tool.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolSummary {
     pub id: String,
@@ -138,8 +138,7 @@ impl ToolSummary {
 
     /// The card's line under the description: how many parameters
     /// ("No parameters", "1 parameter", "3 parameters"), then the first
-    /// phrases and how many more there are. Written into one string: a
-    /// hundred cards make a hundred of these in every render of the page.
+    /// phrases and how many more there are.
     pub fn meta_text(&self) -> String {
         use std::fmt::Write as _;
         let mut text = String::with_capacity(48);

@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 /// What request handlers and server functions share. Server functions get it
 /// from the Leptos context with [`AppState::from_context`]. It is cloned
-/// several times for every request (the context, the extractors), so it is
-/// one reference to [`Shared`]: a clone of every field took a few per cent
-/// of a tool save.
+/// for every request (the context, the extractors): one reference to
+/// [`Shared`].
 #[derive(Clone, Debug)]
 pub struct AppState(Arc<Shared>);
 

@@ -271,9 +271,7 @@ pub fn ToolsSection(
     let on_move = Callback::new(move |(id, direction)| move_tool(id, direction));
     let moving: Signal<bool> = mover.pending().into();
 
-    // What the rows follow, made once for all of them: a memo (and its
-    // owner) in each of a hundred rows was a sixth of the page's render.
-    // The row being edited: each row wakes only when it starts or stops
+    // What the rows follow, made once for all of them. The row being edited: each row wakes only when it starts or stops
     // being the one.
     let edited_row = Selector::new(move || {
         editing.with(|e| match e {
@@ -384,10 +382,7 @@ pub fn ToolsSection(
 /// A tool at a glance, as an item of the list: id, description, parameter
 /// count, first phrases.
 /// Drawn from one summary (the row draws it again when the summary
-/// changes); only the buttons' states follow signals. A hundred of these
-/// are most of the app page's render, so a card is as few elements and
-/// attributes as it can be (each costs more than its text does), and it is
-/// a plain function rather than a component.
+/// changes); only the buttons' states follow signals.
 #[allow(clippy::too_many_arguments)]
 fn tool_card(
     key: u64,
@@ -418,12 +413,8 @@ fn tool_card(
     let down_label = ["Move ", id, " down"].concat();
     let (up_id, down_id, edit_id) = (id.to_owned(), id.to_owned(), id.to_owned());
 
-    // Without JavaScript the buttons are hidden (style/main.css); before the
-    // island wakes, a click on one is held for it (ui/islands.js: a button in
-    // no form). The card lays out its items itself, with no wrappers, and its
-    // buttons have no `type` (in no form, they submit nothing) and the arrows
-    // no class: each element and attribute a card has is a hundred in the
-    // page's render.
+    // Without JavaScript the buttons are hidden (style/main.css). They are
+    // in no form, so they need no `type`.
     view! {
         <li class="tool-card">
             <div class="tool-text">
