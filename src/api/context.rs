@@ -1,6 +1,6 @@
 //! What a server function knows about the request it serves.
 
-use super::{auth::CurrentDeveloper, AppError};
+use crate::domain::{account::CurrentDeveloper, AppError};
 use crate::server::AppState;
 use leptos::prelude::use_context;
 

@@ -6,6 +6,7 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod export_cache;
 pub mod exports;
 pub mod http;
 pub mod outbound;

@@ -37,7 +37,7 @@ pub struct Shared {
     pub sessions: session::Store,
     pub config: Arc<Config>,
     /// Rendered exports, by app revision.
-    pub exports: Arc<super::exports::ExportCache>,
+    pub exports: Arc<super::export_cache::ExportCache>,
 }
 
 impl AppState {
