@@ -6,12 +6,12 @@ import { PASSWORD, logIn, logOut, signUp, uniqueEmail } from "../fixtures/accoun
 
 test("sign up, log out and log in again", async ({ page }) => {
   const email = await signUp(page);
-  await expect(page.getByRole("heading", { name: "Apps" })).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Apps", exact: true })).toBeVisible();
   await expect(page.getByRole("banner")).toContainText(email);
 
   await logOut(page);
-  await expect(page.getByRole("link", { name: "Log in" })).toBeVisible();
-  await expect(page.getByRole("button", { name: "Log out" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Log in", exact: true })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Log out", exact: true })).toHaveCount(0);
 
   await logIn(page, email);
   await expect(page).toHaveURL(/\/console\/apps$/);
@@ -21,8 +21,8 @@ test("sign up, log out and log in again", async ({ page }) => {
 test("the landing page offers the console to a signed-in developer", async ({ page }) => {
   await signUp(page);
   await page.goto("/");
-  await expect(page.getByRole("link", { name: "Console" })).toHaveAttribute("href", "/console/apps");
-  await expect(page.getByRole("link", { name: "Sign up" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Console", exact: true })).toHaveAttribute("href", "/console/apps");
+  await expect(page.getByRole("link", { name: "Sign up", exact: true })).toHaveCount(0);
 });
 
 test("a wrong password says Invalid email or password", async ({ page }) => {
@@ -48,20 +48,20 @@ test("a visitor is sent from the console to log in, and back after it", async ({
   const email = await signUp(other);
   await other.close();
 
-  await page.getByLabel("Email").fill(email);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await page.getByLabel("Email", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByRole("button", { name: "Log in", exact: true }).click();
   await expect(page).toHaveURL(/\/console\/apps$/);
 });
 
 test("a short password and a malformed email are explained next to their fields", async ({ page }) => {
   await page.goto("/signup");
-  await page.getByLabel("Email").fill("not-an-email");
-  await page.getByLabel("Password").fill("short");
-  await page.getByRole("button", { name: "Create account" }).click();
+  await page.getByLabel("Email", { exact: true }).fill("not-an-email");
+  await page.getByLabel("Password", { exact: true }).fill("short");
+  await page.getByRole("button", { name: "Create account", exact: true }).click();
 
-  const email = page.getByLabel("Email");
-  const password = page.getByLabel("Password");
+  const email = page.getByLabel("Email", { exact: true });
+  const password = page.getByLabel("Password", { exact: true });
   await expect(email).toHaveAttribute("aria-invalid", "true");
   await expect(email).toHaveAccessibleDescription(/valid email address/);
   await expect(password).toHaveAttribute("aria-invalid", "true");
@@ -73,10 +73,10 @@ test("an email that is already registered, in any case, is refused", async ({ pa
   const email = await signUp(page);
   await logOut(page);
   await page.goto("/signup");
-  await page.getByLabel("Email").fill(email.toUpperCase());
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Create account" }).click();
-  await expect(page.getByLabel("Email")).toHaveAccessibleDescription(/already registered/);
+  await page.getByLabel("Email", { exact: true }).fill(email.toUpperCase());
+  await page.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await page.getByRole("button", { name: "Create account", exact: true }).click();
+  await expect(page.getByLabel("Email", { exact: true })).toHaveAccessibleDescription(/already registered/);
 });
 
 test("the log-in and sign-up pages pass axe", async ({ page }) => {
@@ -90,10 +90,10 @@ test("the log-in form works from the keyboard alone", async ({ page }) => {
   const email = await signUp(page);
   await logOut(page);
   await page.goto("/login");
-  await page.getByLabel("Email").focus();
+  await page.getByLabel("Email", { exact: true }).focus();
   await page.keyboard.type(email);
   await page.keyboard.press("Tab");
-  await expect(page.getByLabel("Password")).toBeFocused();
+  await expect(page.getByLabel("Password", { exact: true })).toBeFocused();
   await page.keyboard.type(PASSWORD);
   await page.keyboard.press("Enter");
   await expect(page).toHaveURL(/\/console\/apps$/);

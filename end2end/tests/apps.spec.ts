@@ -11,8 +11,8 @@ test("create an app, find it in the list, open it", async ({ page }) => {
   await expect(page.getByText("Nothing here yet.")).toBeVisible();
   await expectNoSeriousA11yViolations(page);
 
-  await page.getByRole("link", { name: "New app" }).click();
-  await expect(page.getByLabel("Version")).toHaveValue("1.0.0");
+  await page.getByRole("link", { name: "New app", exact: true }).click();
+  await expect(page.getByLabel("Version", { exact: true })).toHaveValue("1.0.0");
   await expectNoSeriousA11yViolations(page);
 
   const packageName = uniquePackage();
@@ -23,16 +23,16 @@ test("create an app, find it in the list, open it", async ({ page }) => {
     serverUrl: "  https://todo.example.com/ ",
   });
   await expect(page.getByRole("status")).toContainText("App created");
-  const details = page.getByRole("form", { name: "App details" });
-  await expect(details.getByLabel("Package name")).toHaveValue(packageName);
-  await expect(details.getByLabel("Package name")).toHaveAttribute("readonly", "");
-  await expect(details.getByLabel("Server URL")).toHaveValue("https://todo.example.com");
-  await expect(page.getByRole("heading", { name: "AI Tools" })).toBeVisible();
+  const details = page.getByRole("form", { name: "App details", exact: true });
+  await expect(details.getByLabel("Package name", { exact: true })).toHaveValue(packageName);
+  await expect(details.getByLabel("Package name", { exact: true })).toHaveAttribute("readonly", "");
+  await expect(details.getByLabel("Server URL", { exact: true })).toHaveValue("https://todo.example.com");
+  await expect(page.getByRole("heading", { name: "AI Tools", exact: true })).toBeVisible();
   await expectNoSeriousA11yViolations(page);
 
   await page.getByRole("link", { name: "Apps", exact: true }).click();
-  await expect(page.getByRole("heading", { name: "Apps" })).toBeVisible();
-  const entry = page.getByRole("link", { name: "Todo App" });
+  await expect(page.getByRole("heading", { name: "Apps", exact: true })).toBeVisible();
+  const entry = page.getByRole("link", { name: "Todo App", exact: true });
   await expect(entry).toBeVisible();
   await expect(page.getByText(packageName)).toBeVisible();
   await expect(page.getByText("0 tools")).toBeVisible();
@@ -45,33 +45,33 @@ test("edit an app, save, and find the change after a reload", async ({ page }) =
   const packageName = uniquePackage();
   await createApp(page, { packageName, name: "Todo App", serverUrl: "https://todo.example.com" });
 
-  const details = page.getByRole("form", { name: "App details" });
+  const details = page.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill("Todo Deluxe");
-  await details.getByLabel("Description").fill("Lists, reminders and more");
-  await details.getByLabel("Version").fill("1.1.0");
-  await details.getByRole("button", { name: "Save app" }).click();
+  await details.getByLabel("Description", { exact: true }).fill("Lists, reminders and more");
+  await details.getByLabel("Version", { exact: true }).fill("1.1.0");
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
 
   await page.reload();
   await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Todo Deluxe");
-  await expect(details.getByLabel("Description")).toHaveValue("Lists, reminders and more");
-  await expect(details.getByLabel("Version")).toHaveValue("1.1.0");
+  await expect(details.getByLabel("Description", { exact: true })).toHaveValue("Lists, reminders and more");
+  await expect(details.getByLabel("Version", { exact: true })).toHaveValue("1.1.0");
 
   // A second save from the same form works (the form follows the new revision).
-  await details.getByLabel("Version").fill("1.2.0");
-  await details.getByRole("button", { name: "Save app" }).click();
+  await details.getByLabel("Version", { exact: true }).fill("1.2.0");
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
   await page.reload();
-  await expect(details.getByLabel("Version")).toHaveValue("1.2.0");
+  await expect(details.getByLabel("Version", { exact: true })).toHaveValue("1.2.0");
 });
 
 test("an invalid package name is explained next to the field and keeps what was typed", async ({ page }) => {
   await signUp(page);
   await fillNewApp(page, { packageName: "Not A Package", name: "Todo App", serverUrl: "ftp://todo.example.com" });
-  const packageField = page.getByLabel("Package name");
+  const packageField = page.getByLabel("Package name", { exact: true });
   await expect(packageField).toHaveAttribute("aria-invalid", "true");
   await expect(packageField).toHaveAccessibleDescription(/lower-case letters/);
-  await expect(page.getByLabel("Server URL")).toHaveAccessibleDescription(/http:\/\/ or https:\/\//);
+  await expect(page.getByLabel("Server URL", { exact: true })).toHaveAccessibleDescription(/http:\/\/ or https:\/\//);
   await expect(packageField).toHaveValue("Not A Package");
   await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Todo App");
   await expectNoSeriousA11yViolations(page);
@@ -86,7 +86,7 @@ test("a taken package name is refused next to the field", async ({ page, browser
 
   await signUp(page);
   await fillNewApp(page, { packageName, name: "Second", serverUrl: "https://two.example.com" });
-  await expect(page.getByLabel("Package name")).toHaveAccessibleDescription(/already taken/);
+  await expect(page.getByLabel("Package name", { exact: true })).toHaveAccessibleDescription(/already taken/);
   await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Second");
 });
 
@@ -111,14 +111,14 @@ test("deleting an app needs its package name typed", async ({ page }) => {
   const packageName = uniquePackage();
   await createApp(page, { packageName, name: "Doomed App", serverUrl: "https://doomed.example.com" });
 
-  const form = page.getByRole("form", { name: "Delete app" });
-  await form.getByLabel(`Type ${packageName} to confirm`).fill("nope");
-  await form.getByRole("button", { name: "Delete app" }).click();
-  await expect(form.getByLabel(`Type ${packageName} to confirm`)).toHaveAccessibleDescription(/exactly/);
+  const form = page.getByRole("form", { name: "Delete app", exact: true });
+  await form.getByLabel(`Type ${packageName} to confirm`, { exact: true }).fill("nope");
+  await form.getByRole("button", { name: "Delete app", exact: true }).click();
+  await expect(form.getByLabel(`Type ${packageName} to confirm`, { exact: true })).toHaveAccessibleDescription(/exactly/);
 
-  await form.getByLabel(`Type ${packageName} to confirm`).fill(packageName);
-  await form.getByRole("button", { name: "Delete app" }).click();
+  await form.getByLabel(`Type ${packageName} to confirm`, { exact: true }).fill(packageName);
+  await form.getByRole("button", { name: "Delete app", exact: true }).click();
   await expect(page).toHaveURL(/\/console\/apps\?deleted=/);
   await expect(page.getByRole("status")).toContainText(`Deleted the app ${packageName}`);
-  await expect(page.getByRole("link", { name: "Doomed App" })).toHaveCount(0);
+  await expect(page.getByRole("link", { name: "Doomed App", exact: true })).toHaveCount(0);
 });

@@ -16,14 +16,14 @@ const FORMATS: Array<[string, string, string]> = [
 ];
 
 function preview(page: Page) {
-  return page.getByRole("textbox", { name: "Preview" });
+  return page.getByRole("textbox", { name: "Preview", exact: true });
 }
 
 async function openExport(page: Page): Promise<string> {
   await signUp(page);
   const packageName = await createTodoApp(page);
   await page.goto(`/console/apps/${packageName}`);
-  await page.getByRole("link", { name: "Export" }).click();
+  await page.getByRole("link", { name: "Export", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName}/export`));
   return packageName;
 }
@@ -31,28 +31,28 @@ async function openExport(page: Page): Promise<string> {
 test("the preview follows the format and options @js-only", async ({ page }) => {
   await openExport(page);
   await waitForHydration(page, "form[data-hydrated]");
-  await expect(page.getByLabel("Format")).toHaveValue("mentra");
+  await expect(page.getByLabel("Format", { exact: true })).toHaveValue("mentra");
   await expect(preview(page)).toContainText('"name": "Todo App"');
   await expectNoSeriousA11yViolations(page);
 
   for (const [key, file, marker] of FORMATS) {
-    await page.getByLabel("Format").selectOption(key);
+    await page.getByLabel("Format", { exact: true }).selectOption(key);
     await expect(preview(page)).toContainText(marker);
     await expect(page.getByText(file, { exact: true })).toBeVisible();
   }
 
-  await page.getByLabel("Format").selectOption("openai");
+  await page.getByLabel("Format", { exact: true }).selectOption("openai");
   await expect(preview(page)).not.toContainText('"strict": true');
-  await page.getByLabel("Strict mode").check();
+  await page.getByLabel("Strict mode", { exact: true }).check();
   await expect(preview(page)).toContainText('"strict": true');
   await expect(preview(page)).toContainText('"additionalProperties": false');
-  await page.getByLabel("Include activation phrases in descriptions").check();
+  await page.getByLabel("Include activation phrases in descriptions", { exact: true }).check();
   await expect(preview(page)).toContainText("Possibly activated by phrases like: add a reminder, create a todo, remind me to");
 
   // The address follows the choices, so a reload keeps them.
   await page.reload();
-  await expect(page.getByLabel("Format")).toHaveValue("openai");
-  await expect(page.getByLabel("Strict mode")).toBeChecked();
+  await expect(page.getByLabel("Format", { exact: true })).toHaveValue("openai");
+  await expect(page.getByLabel("Strict mode", { exact: true })).toBeChecked();
   await expect(preview(page)).toContainText('"strict": true');
 });
 
@@ -60,18 +60,18 @@ test("Download saves the format's file with the preview's content", async ({ pag
   await openExport(page);
   for (const [key, file, marker] of [FORMATS[0], FORMATS[3]]) {
     if (test.info().project.use.javaScriptEnabled === false) {
-      await page.getByLabel("Format").selectOption(key);
-      await page.getByRole("button", { name: "Show preview" }).click();
+      await page.getByLabel("Format", { exact: true }).selectOption(key);
+      await page.getByRole("button", { name: "Show preview", exact: true }).click();
     } else {
       await waitForHydration(page, "form[data-hydrated]");
-      await page.getByLabel("Format").selectOption(key);
+      await page.getByLabel("Format", { exact: true }).selectOption(key);
     }
     await expect(page.getByText(file, { exact: true })).toBeVisible();
     await expect(preview(page)).toContainText(marker);
     const shown = await preview(page).textContent();
     const [download] = await Promise.all([
       page.waitForEvent("download"),
-      page.getByRole("button", { name: "Download" }).click(),
+      page.getByRole("button", { name: "Download", exact: true }).click(),
     ]);
     expect(download.suggestedFilename()).toBe(file);
     const saved = fs.readFileSync(await download.path(), "utf8");
@@ -84,9 +84,9 @@ test("Copy puts the preview on the clipboard @js-only", async ({ page, context, 
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
   await openExport(page);
   await waitForHydration(page, "form[data-hydrated]");
-  await page.getByLabel("Format").selectOption("anthropic");
+  await page.getByLabel("Format", { exact: true }).selectOption("anthropic");
   await expect(preview(page)).toContainText('"input_schema"');
-  await page.getByRole("button", { name: "Copy" }).click();
+  await page.getByRole("button", { name: "Copy", exact: true }).click();
   await expect(page.getByText("Copied", { exact: true })).toBeVisible();
   const clipboard = await page.evaluate(() => navigator.clipboard.readText());
   expect(clipboard).toBe(await preview(page).textContent());
@@ -95,9 +95,9 @@ test("Copy puts the preview on the clipboard @js-only", async ({ page, context, 
 test("without JavaScript the options are a form that shows the preview", async ({ page }) => {
   test.skip(test.info().project.name !== "no-js", "the plain-form path");
   await openExport(page);
-  await page.getByLabel("Format").selectOption("gemini");
-  await page.getByLabel("Include activation phrases in descriptions").check();
-  await page.getByRole("button", { name: "Show preview" }).click();
+  await page.getByLabel("Format", { exact: true }).selectOption("gemini");
+  await page.getByLabel("Include activation phrases in descriptions", { exact: true }).check();
+  await page.getByRole("button", { name: "Show preview", exact: true }).click();
   await expect(page).toHaveURL(/format=gemini/);
   await expect(preview(page)).toContainText('"type": "STRING"');
   await expect(preview(page)).toContainText("Possibly activated by phrases like");
@@ -107,12 +107,12 @@ test("API keys: create one, see it once, use it, revoke it @js-only", async ({ p
   await signUp(page);
   const packageName = await createTodoApp(page);
   await page.goto(`/console/apps/${packageName}`);
-  const keys = page.getByRole("region", { name: "API keys" });
+  const keys = page.getByRole("region", { name: "API keys", exact: true });
   await expect(keys.getByText("No keys yet.")).toBeVisible();
-  await keys.getByRole("button", { name: "Create key" }).click();
-  await expect(keys.getByLabel("Key name")).toHaveAccessibleDescription(/Give the key a name/);
-  await keys.getByLabel("Key name").fill("CI");
-  await keys.getByRole("button", { name: "Create key" }).click();
+  await keys.getByRole("button", { name: "Create key", exact: true }).click();
+  await expect(keys.getByLabel("Key name", { exact: true })).toHaveAccessibleDescription(/Give the key a name/);
+  await keys.getByLabel("Key name", { exact: true }).fill("CI");
+  await keys.getByRole("button", { name: "Create key", exact: true }).click();
   const key = (await keys.locator(".new-key").textContent())!.trim();
   expect(key).toMatch(/^tw_[0-9a-f]{40}$/);
   await expect(keys.getByRole("cell", { name: "CI", exact: true })).toBeVisible();
@@ -130,7 +130,7 @@ test("API keys: create one, see it once, use it, revoke it @js-only", async ({ p
   await expectNoSeriousA11yViolations(page);
 
   page.once("dialog", (dialog) => dialog.accept());
-  await keys.getByRole("button", { name: "Revoke key CI" }).click();
+  await keys.getByRole("button", { name: "Revoke key CI", exact: true }).click();
   await expect(keys.getByText("No keys yet.")).toBeVisible();
   const refused = await request.get(`/api/v1/apps/${packageName}/config`, { headers: { authorization: `Bearer ${key}` } });
   expect(refused.status()).toBe(401);
@@ -141,12 +141,12 @@ test("API keys: a name typed before the section wakes is kept @js-only", async (
   const packageName = await createTodoApp(page);
   await openUntouched(page, `/console/apps/${packageName}`);
   const release = await holdChunks(page);
-  const keys = page.getByRole("region", { name: "API keys" });
-  await keys.getByLabel("Key name").fill("Deploy");
-  await keys.getByLabel("Key name").press("Enter");
+  const keys = page.getByRole("region", { name: "API keys", exact: true });
+  await keys.getByLabel("Key name", { exact: true }).fill("Deploy");
+  await keys.getByLabel("Key name", { exact: true }).press("Enter");
   release();
   await expect(keys.getByRole("cell", { name: "Deploy", exact: true })).toBeVisible();
-  await expect(keys.getByLabel("Key name")).toHaveValue("");
+  await expect(keys.getByLabel("Key name", { exact: true })).toHaveValue("");
 });
 
 test("API keys need JavaScript, and say so without it", async ({ page }) => {
@@ -154,7 +154,7 @@ test("API keys need JavaScript, and say so without it", async ({ page }) => {
   await signUp(page);
   const packageName = await createTodoApp(page);
   await page.goto(`/console/apps/${packageName}`);
-  const keys = page.getByRole("region", { name: "API keys" });
+  const keys = page.getByRole("region", { name: "API keys", exact: true });
   await expect(keys.getByText("Creating and revoking keys needs JavaScript.")).toBeVisible();
-  await expect(keys.getByRole("button", { name: "Create key" })).toBeHidden();
+  await expect(keys.getByRole("button", { name: "Create key", exact: true })).toBeHidden();
 });

@@ -11,9 +11,9 @@ async function renameInAnotherTab(browser: Browser, email: string, packageName: 
   const { context, page } = await openAppInAnotherTab(browser, email, packageName, {
     javaScriptEnabled: test.info().project.use.javaScriptEnabled,
   });
-  const details = page.getByRole("form", { name: "App details" });
+  const details = page.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill(name);
-  await details.getByRole("button", { name: "Save app" }).click();
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
   await context.close();
 }
@@ -28,25 +28,25 @@ test("two tabs edit one tool: the second save is refused and keeps its input @js
 
   // Both editors open on the tool before either saves (a click on a page whose
   // editor is still asleep is done once it wakes).
-  await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
-  await expect(editor(page).getByLabel("Tool ID")).toHaveValue("add_todo");
-  await toolCard(second, "add_todo").getByRole("button", { name: "Edit" }).click();
-  await expect(editor(second).getByLabel("Tool ID")).toHaveValue("add_todo");
+  await toolCard(page, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
+  await expect(editor(page).getByLabel("Tool ID", { exact: true })).toHaveValue("add_todo");
+  await toolCard(second, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
+  await expect(editor(second).getByLabel("Tool ID", { exact: true })).toHaveValue("add_todo");
 
-  await editor(page).getByLabel("Description").first().fill("Saved by the first tab");
-  await editor(page).getByRole("button", { name: "Save tool" }).click();
+  await editor(page).getByLabel("Description", { exact: true }).first().fill("Saved by the first tab");
+  await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
 
-  await editor(second).getByLabel("Description").first().fill("Typed in the second tab");
-  await editor(second).getByRole("button", { name: "Save tool" }).click();
+  await editor(second).getByLabel("Description", { exact: true }).first().fill("Typed in the second tab");
+  await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();
   await expect(editor(second).getByRole("alert")).toHaveText(STALE);
-  await expect(editor(second).getByLabel("Description").first()).toHaveValue("Typed in the second tab");
+  await expect(editor(second).getByLabel("Description", { exact: true }).first()).toHaveValue("Typed in the second tab");
 
   // Reload fetches the latest state and keeps the typed input; saving then applies it.
-  await editor(second).getByRole("button", { name: "Reload" }).click();
+  await editor(second).getByRole("button", { name: "Reload", exact: true }).click();
   await expect(editor(second).getByRole("alert")).toHaveCount(0);
-  await expect(editor(second).getByLabel("Description").first()).toHaveValue("Typed in the second tab");
-  await editor(second).getByRole("button", { name: "Save tool" }).click();
+  await expect(editor(second).getByLabel("Description", { exact: true }).first()).toHaveValue("Typed in the second tab");
+  await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();
   await expect(toolCard(second, "add_todo")).toContainText("Typed in the second tab");
   await other.close();
 });
@@ -59,15 +59,15 @@ test("a tool changed in another tab shows its new summary on its card here @js-o
   await addTool(page, { id: "get_todos", description: "List the to-do items" });
 
   const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
-  await toolCard(second, "get_todos").getByRole("button", { name: "Edit" }).click();
-  await editor(second).getByLabel("Description").first().fill("Changed in the second tab");
-  await editor(second).getByRole("button", { name: "Save tool" }).click();
+  await toolCard(second, "get_todos").getByRole("button", { name: "Edit", exact: true }).click();
+  await editor(second).getByLabel("Description", { exact: true }).first().fill("Changed in the second tab");
+  await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();
   await expect(second.getByRole("status")).toHaveText("Saved tool get_todos.");
   await other.close();
 
   // Opening another tool here finds the app newer than this page's list and
   // fetches the list: the card not being edited shows the new summary.
-  await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
+  await toolCard(page, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
   await expect(editor(page)).toBeVisible();
   await expect(toolCard(page, "get_todos")).toContainText("Changed in the second tab");
   await expect(toolCard(page, "get_todos")).not.toContainText("List the to-do items");
@@ -82,18 +82,18 @@ test("the app details form refuses a stale save and keeps the input @js-only", a
     javaScriptEnabled: test.info().project.use.javaScriptEnabled,
   });
 
-  const first = page.getByRole("form", { name: "App details" });
+  const first = page.getByRole("form", { name: "App details", exact: true });
   await first.getByLabel("Name", { exact: true }).fill("Renamed first");
-  await first.getByRole("button", { name: "Save app" }).click();
+  await first.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
 
-  const details = second.getByRole("form", { name: "App details" });
+  const details = second.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill("Renamed second");
-  await details.getByRole("button", { name: "Save app" }).click();
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(details.getByRole("alert")).toHaveText(STALE);
   await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Renamed second");
-  await details.getByRole("link", { name: "Reload" }).click();
-  await expect(second.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue("Renamed first");
+  await details.getByRole("link", { name: "Reload", exact: true }).click();
+  await expect(second.getByRole("form", { name: "App details", exact: true }).getByLabel("Name", { exact: true })).toHaveValue("Renamed first");
   await other.close();
 });
 
@@ -107,15 +107,15 @@ test("after the tools were reloaded, the details form does not undo another tab'
 
   // Opening the editor here finds the app newer and brings the tools up to
   // date; the details form still shows the name it was loaded with.
-  await toolCard(page, "add_todo").getByRole("button", { name: "Edit" }).click();
-  await editor(page).getByRole("button", { name: "Cancel" }).click();
-  const details = page.getByRole("form", { name: "App details" });
-  await details.getByLabel("Description").fill("Changed here");
-  await details.getByRole("button", { name: "Save app" }).click();
+  await toolCard(page, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
+  await editor(page).getByRole("button", { name: "Cancel", exact: true }).click();
+  const details = page.getByRole("form", { name: "App details", exact: true });
+  await details.getByLabel("Description", { exact: true }).fill("Changed here");
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(details.getByRole("alert")).toHaveText(STALE);
-  await expect(details.getByLabel("Description")).toHaveValue("Changed here");
-  await details.getByRole("link", { name: "Reload" }).click();
-  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue(
+  await expect(details.getByLabel("Description", { exact: true })).toHaveValue("Changed here");
+  await details.getByRole("link", { name: "Reload", exact: true }).click();
+  await expect(page.getByRole("form", { name: "App details", exact: true }).getByLabel("Name", { exact: true })).toHaveValue(
     "Renamed elsewhere",
   );
 });
@@ -129,20 +129,20 @@ test("the details form sent back with an error still refuses to undo another tab
 
   // Without JavaScript the form comes back from the server with the error:
   // it must still be the form loaded before the rename.
-  const details = page.getByRole("form", { name: "App details" });
-  await details.getByLabel("Version").fill("not a version");
-  await details.getByRole("button", { name: "Save app" }).click();
-  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Version")).toHaveAttribute(
+  const details = page.getByRole("form", { name: "App details", exact: true });
+  await details.getByLabel("Version", { exact: true }).fill("not a version");
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
+  await expect(page.getByRole("form", { name: "App details", exact: true }).getByLabel("Version", { exact: true })).toHaveAttribute(
     "aria-invalid",
     "true",
   );
-  await page.getByRole("form", { name: "App details" }).getByLabel("Version").fill("1.0.1");
-  await page.getByRole("form", { name: "App details" }).getByRole("button", { name: "Save app" }).click();
-  const refused = page.getByRole("form", { name: "App details" });
+  await page.getByRole("form", { name: "App details", exact: true }).getByLabel("Version", { exact: true }).fill("1.0.1");
+  await page.getByRole("form", { name: "App details", exact: true }).getByRole("button", { name: "Save app", exact: true }).click();
+  const refused = page.getByRole("form", { name: "App details", exact: true });
   await expect(refused.getByRole("alert")).toHaveText(STALE);
   // Refused, it still holds what was typed, and offers to reload.
-  await expect(refused.getByLabel("Version")).toHaveValue("1.0.1");
-  await expect(refused.getByRole("link", { name: "Reload" })).toBeVisible();
+  await expect(refused.getByLabel("Version", { exact: true })).toHaveValue("1.0.1");
+  await expect(refused.getByRole("link", { name: "Reload", exact: true })).toBeVisible();
 });
 
 test("the details form saves on top of a tool added in another tab", async ({ page, browser }) => {
@@ -157,12 +157,12 @@ test("the details form saves on top of a tool added in another tab", async ({ pa
   await addTool(second, { id: "add_todo", description: "Add a new to-do item" });
   await other.close();
 
-  const details = page.getByRole("form", { name: "App details" });
+  const details = page.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill("Renamed here");
-  await details.getByRole("button", { name: "Save app" }).click();
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
   await page.reload();
-  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue(
+  await expect(page.getByRole("form", { name: "App details", exact: true }).getByLabel("Name", { exact: true })).toHaveValue(
     "Renamed here",
   );
   await expect(toolCard(page, "add_todo")).toBeVisible();
@@ -172,31 +172,31 @@ test("the history lists every change and restoring the first revision brings it 
   await signUp(page);
   const packageName = uniquePackage();
   await createApp(page, { packageName, name: "Original name", serverUrl: "https://todo.example.com" });
-  const details = page.getByRole("form", { name: "App details" });
+  const details = page.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill("Edited name");
-  await details.getByRole("button", { name: "Save app" }).click();
+  await details.getByRole("button", { name: "Save app", exact: true }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
 
-  await page.getByRole("link", { name: "History" }).click();
+  await page.getByRole("link", { name: "History", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName}/history`));
-  const revisions = page.getByRole("list").filter({ has: page.getByRole("heading", { name: /^Revision \d+/ }) });
+  const revisions = page.getByRole("list").filter({ has: page.getByRole("heading", { name: /^Revision \d+(\s*current)?$/ }) });
   await expect(revisions.getByRole("listitem")).toHaveCount(2);
   await expect(revisions.getByRole("listitem").nth(0)).toContainText("Edited the app's details");
   await expect(revisions.getByRole("listitem").nth(1)).toContainText("Created the app");
   await expectNoSeriousA11yViolations(page);
 
-  const first = revisions.getByRole("listitem").filter({ has: page.getByRole("heading", { name: /^Revision 1\b/ }) });
-  await first.getByRole("link", { name: "View" }).click();
-  await expect(page.getByRole("textbox", { name: "Revision JSON" })).toContainText('"name": "Original name"');
-  await expect(page.getByLabel("Changes since this revision")).toContainText('-   "name": "Original name"');
-  await expect(page.getByLabel("Changes since this revision")).toContainText('+   "name": "Edited name"');
+  const first = revisions.getByRole("listitem").filter({ has: page.getByRole("heading", { name: /^Revision 1(\s*current)?$/ }) });
+  await first.getByRole("link", { name: "View", exact: true }).click();
+  await expect(page.getByRole("textbox", { name: "Revision JSON", exact: true })).toContainText('"name": "Original name"');
+  await expect(page.getByLabel("Changes since this revision", { exact: true })).toContainText('-   "name": "Original name"');
+  await expect(page.getByLabel("Changes since this revision", { exact: true })).toContainText('+   "name": "Edited name"');
   await expectNoSeriousA11yViolations(page);
 
-  await first.getByRole("button", { name: "Restore" }).click();
+  await first.getByRole("button", { name: "Restore", exact: true }).click();
   await expect(page.getByRole("status")).toContainText("Restored revision 1");
   await expect(revisions.getByRole("listitem")).toHaveCount(3);
   await expect(revisions.getByRole("listitem").nth(0)).toContainText("Restored revision 1");
 
-  await page.getByRole("link", { name: "Back to the app" }).click();
-  await expect(page.getByRole("form", { name: "App details" }).getByLabel("Name", { exact: true })).toHaveValue("Original name");
+  await page.getByRole("link", { name: "Back to the app", exact: true }).click();
+  await expect(page.getByRole("form", { name: "App details", exact: true }).getByLabel("Name", { exact: true })).toHaveValue("Original name");
 });

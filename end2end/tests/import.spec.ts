@@ -14,7 +14,7 @@ async function openImport(page: Page): Promise<string> {
   await signUp(page);
   const packageName = uniquePackage();
   await createApp(page, { packageName, name: "Empty App", serverUrl: "https://empty.example.com" });
-  await page.getByRole("link", { name: "Import" }).click();
+  await page.getByRole("link", { name: "Import", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName}/import$`));
   return packageName;
 }
@@ -23,24 +23,24 @@ test.describe("import @js-only", () => {
   test("the seed's tpa_config.json imports into an empty app with both tools", async ({ page }) => {
     await openImport(page);
     await expectNoSeriousA11yViolations(page);
-    await page.getByLabel("Config file").setInputFiles(path.join(fixtures, "tpa_config.todo-example.json"));
-    await expect(page.getByLabel("Config JSON")).toHaveValue(/"add_todo"/);
-    await page.getByRole("button", { name: "Preview import" }).click();
+    await page.getByLabel("Config file", { exact: true }).setInputFiles(path.join(fixtures, "tpa_config.todo-example.json"));
+    await expect(page.getByLabel("Config JSON", { exact: true })).toHaveValue(/"add_todo"/);
+    await page.getByRole("button", { name: "Preview import", exact: true }).click();
 
-    const preview = page.getByRole("region", { name: "Import preview" });
+    const preview = page.getByRole("region", { name: "Import preview", exact: true });
     await expect(preview).toContainText("Tools added");
     await expect(preview.getByRole("listitem").filter({ hasText: "add_todo" })).toBeVisible();
     await expect(preview.getByRole("listitem").filter({ hasText: "get_todos" })).toBeVisible();
     await expect(preview).toContainText("Name: “Empty App” → “Todo App”");
     await expectNoSeriousA11yViolations(page);
 
-    await page.getByRole("button", { name: "Apply import" }).click();
+    await page.getByRole("button", { name: "Apply import", exact: true }).click();
     await expect(page.getByRole("status")).toContainText("Imported. The app has 2 tools now.");
     await expect(toolCard(page, "add_todo")).toContainText("2 parameters");
     await expect(toolCard(page, "get_todos")).toContainText("1 parameter");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Todo App");
 
-    await page.getByRole("link", { name: "History" }).click();
+    await page.getByRole("link", { name: "History", exact: true }).click();
     await expect(page.getByText("Imported 2 tools")).toBeVisible();
   });
 
@@ -59,14 +59,14 @@ test.describe("import @js-only", () => {
     };
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tw-import-")), "broken.json");
     fs.writeFileSync(file, JSON.stringify(broken, null, 2));
-    await page.getByLabel("Config file").setInputFiles(file);
-    await page.getByRole("button", { name: "Preview import" }).click();
+    await page.getByLabel("Config file", { exact: true }).setInputFiles(file);
+    await page.getByRole("button", { name: "Preview import", exact: true }).click();
 
     const alert = page.getByRole("alert");
     await expect(alert).toContainText("This file cannot be imported: 2 problems.");
     await expect(alert).toContainText("tools[0].id");
     await expect(alert).toContainText("tools[1].parameters.city.type: must be one of string, number, boolean");
-    await expect(page.getByRole("button", { name: "Apply import" })).toBeDisabled();
+    await expect(page.getByRole("button", { name: "Apply import", exact: true })).toBeDisabled();
 
     await page.goto(`/console/apps/${packageName}`);
     await expect(toolsSection(page).getByText("No tools yet.")).toBeVisible();
@@ -75,8 +75,8 @@ test.describe("import @js-only", () => {
 
   test("malformed JSON shows an error in an alert", async ({ page }) => {
     await openImport(page);
-    await page.getByLabel("Config JSON").fill('{"tools": [ {"id": "x",, } ]}');
-    await page.getByRole("button", { name: "Preview import" }).click();
+    await page.getByLabel("Config JSON", { exact: true }).fill('{"tools": [ {"id": "x",, } ]}');
+    await page.getByRole("button", { name: "Preview import", exact: true }).click();
     await expect(page.getByRole("alert")).toContainText("is not valid JSON");
     await expect(page.getByRole("alert")).toContainText("line 1, column");
   });
@@ -86,32 +86,32 @@ test.describe("import @js-only", () => {
     const release = await holdChunks(page);
     await page.goto(`/console/apps/${packageName}/import`);
     const text = fs.readFileSync(path.join(fixtures, "tpa_config.todo-example.json"), "utf8");
-    await page.getByLabel("Config JSON").fill(text);
+    await page.getByLabel("Config JSON", { exact: true }).fill(text);
     release();
     await waitForHydration(page, "form[data-hydrated]");
-    await expect(page.getByLabel("Config JSON")).toHaveValue(text);
-    await page.getByRole("button", { name: "Preview import" }).click();
-    await expect(page.getByRole("button", { name: "Apply import" })).toBeEnabled();
+    await expect(page.getByLabel("Config JSON", { exact: true })).toHaveValue(text);
+    await page.getByRole("button", { name: "Preview import", exact: true }).click();
+    await expect(page.getByRole("button", { name: "Apply import", exact: true })).toBeEnabled();
   });
 
   test("a file chosen before the import wakes is read once it does", async ({ page }) => {
     const packageName = await openImport(page);
     const release = await holdChunks(page);
     await page.goto(`/console/apps/${packageName}/import`);
-    await page.getByLabel("Config file").setInputFiles(path.join(fixtures, "tpa_config.todo-example.json"));
+    await page.getByLabel("Config file", { exact: true }).setInputFiles(path.join(fixtures, "tpa_config.todo-example.json"));
     release();
-    await expect(page.getByLabel("Config JSON")).toHaveValue(/"add_todo"/);
-    await page.getByRole("button", { name: "Preview import" }).click();
-    await expect(page.getByRole("button", { name: "Apply import" })).toBeEnabled();
+    await expect(page.getByLabel("Config JSON", { exact: true })).toHaveValue(/"add_todo"/);
+    await page.getByRole("button", { name: "Preview import", exact: true }).click();
+    await expect(page.getByRole("button", { name: "Apply import", exact: true })).toBeEnabled();
   });
 
   test("editing the text after a preview needs a new preview before applying", async ({ page }) => {
     await openImport(page);
-    await page.getByLabel("Config JSON").fill(fs.readFileSync(path.join(fixtures, "tpa_config.todo-example.json"), "utf8"));
-    await page.getByRole("button", { name: "Preview import" }).click();
-    await expect(page.getByRole("button", { name: "Apply import" })).toBeEnabled();
-    await page.getByLabel("Config JSON").press("End");
-    await page.getByLabel("Config JSON").pressSequentially(" ");
-    await expect(page.getByRole("button", { name: "Apply import" })).toBeDisabled();
+    await page.getByLabel("Config JSON", { exact: true }).fill(fs.readFileSync(path.join(fixtures, "tpa_config.todo-example.json"), "utf8"));
+    await page.getByRole("button", { name: "Preview import", exact: true }).click();
+    await expect(page.getByRole("button", { name: "Apply import", exact: true })).toBeEnabled();
+    await page.getByLabel("Config JSON", { exact: true }).press("End");
+    await page.getByLabel("Config JSON", { exact: true }).pressSequentially(" ");
+    await expect(page.getByRole("button", { name: "Apply import", exact: true })).toBeDisabled();
   });
 });

@@ -54,19 +54,19 @@ test.describe("try a tool @js-only", () => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: baseURL });
     const packageName = await appWithTools(page);
     await page.goto(`/console/apps/${packageName}`);
-    await toolCard(page, "add_todo").getByRole("link", { name: "Try" }).click();
+    await toolCard(page, "add_todo").getByRole("link", { name: "Try", exact: true }).click();
     await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName}/tools/add_todo/try$`));
     await waitForHydration(page, "form[data-hydrated]");
-    const email = await page.getByLabel("User ID").inputValue();
+    const email = await page.getByLabel("User ID", { exact: true }).inputValue();
     expect(email).toMatch(/@example\.com$/);
 
-    await page.getByLabel("todo_item").fill("buy milk");
-    await page.getByLabel("priority").selectOption("high");
-    await page.getByLabel("count").fill("3");
-    await page.getByLabel("urgent").check();
-    await page.getByLabel("User ID").fill("user-42");
+    await page.getByLabel("todo_item", { exact: true }).fill("buy milk");
+    await page.getByLabel("priority", { exact: true }).selectOption("high");
+    await page.getByLabel("count", { exact: true }).fill("3");
+    await page.getByLabel("urgent", { exact: true }).check();
+    await page.getByLabel("User ID", { exact: true }).fill("user-42");
 
-    const preview = page.getByRole("textbox", { name: "ToolCall JSON" });
+    const preview = page.getByRole("textbox", { name: "ToolCall JSON", exact: true });
     await expect(preview).toContainText('"toolId": "add_todo"');
     await expect(preview).toContainText('"count": 3');
     await expect(preview).toContainText('"urgent": true');
@@ -74,14 +74,14 @@ test.describe("try a tool @js-only", () => {
     await expect(preview).not.toContainText("due_date");
     await expectNoSeriousA11yViolations(page);
 
-    await page.getByRole("button", { name: "Copy as curl" }).click();
+    await page.getByRole("button", { name: "Copy as curl", exact: true }).click();
     await expect(page.getByText("Copied", { exact: true })).toBeVisible();
     const curl = await page.evaluate(() => navigator.clipboard.readText());
     expect(curl).toContain(`curl -X POST '${app.url}/tool'`);
     expect(curl).toContain('"todo_item":"buy milk"');
 
-    await page.getByRole("button", { name: "Send to app" }).click();
-    const answer = page.getByRole("region", { name: "The app's answer" });
+    await page.getByRole("button", { name: "Send to app", exact: true }).click();
+    const answer = page.getByRole("region", { name: "The app's answer", exact: true });
     await expect(answer).toContainText("The assistant would say:");
     await expect(answer).toContainText("Added buy milk to your list");
     await expect(answer).toContainText("HTTP 200");
@@ -100,13 +100,13 @@ test.describe("try a tool @js-only", () => {
     await page.goto(`/console/apps/${packageName}/tools/add_todo/try`);
     await waitForHydration(page, "form[data-hydrated]");
     // The preview is live from the start, with what fits so far.
-    const preview = page.getByRole("textbox", { name: "ToolCall JSON" });
+    const preview = page.getByRole("textbox", { name: "ToolCall JSON", exact: true });
     await expect(preview).toContainText(`"toolId": "add_todo"`);
     await expect(page.getByText("Not ready to send")).toBeVisible();
-    await page.getByRole("button", { name: "Send to app" }).click();
-    await expect(page.getByLabel("todo_item")).toHaveAccessibleDescription(/Required: enter a value/);
+    await page.getByRole("button", { name: "Send to app", exact: true }).click();
+    await expect(page.getByLabel("todo_item", { exact: true })).toHaveAccessibleDescription(/Required: enter a value/);
     expect(app.received).toHaveLength(0);
-    await page.getByLabel("todo_item").fill("buy milk");
+    await page.getByLabel("todo_item", { exact: true }).fill("buy milk");
     await expect(preview).toContainText(`"todo_item": "buy milk"`);
     await expect(page.getByText("Not ready to send")).toBeHidden();
   });
@@ -115,20 +115,20 @@ test.describe("try a tool @js-only", () => {
     const packageName = await appWithTools(page);
     const release = await holdChunks(page);
     await page.goto(`/console/apps/${packageName}/tools/add_todo/try`);
-    await page.getByLabel("todo_item").fill("buy milk");
-    await page.getByLabel("priority").selectOption("high");
-    await page.getByLabel("count").fill("3");
-    await page.getByLabel("urgent").check();
-    await page.getByLabel("User ID").fill("user-7");
+    await page.getByLabel("todo_item", { exact: true }).fill("buy milk");
+    await page.getByLabel("priority", { exact: true }).selectOption("high");
+    await page.getByLabel("count", { exact: true }).fill("3");
+    await page.getByLabel("urgent", { exact: true }).check();
+    await page.getByLabel("User ID", { exact: true }).fill("user-7");
     release();
     await waitForHydration(page, "form[data-hydrated]");
-    await expect(page.getByLabel("todo_item")).toHaveValue("buy milk");
-    await expect(page.getByLabel("priority")).toHaveValue("high");
-    await expect(page.getByLabel("count")).toHaveValue("3");
-    await expect(page.getByLabel("urgent")).toBeChecked();
-    await expect(page.getByLabel("User ID")).toHaveValue("user-7");
-    await page.getByRole("button", { name: "Send to app" }).click();
-    await expect(page.getByRole("region", { name: "The app's answer" })).toContainText("Added buy milk to your list");
+    await expect(page.getByLabel("todo_item", { exact: true })).toHaveValue("buy milk");
+    await expect(page.getByLabel("priority", { exact: true })).toHaveValue("high");
+    await expect(page.getByLabel("count", { exact: true })).toHaveValue("3");
+    await expect(page.getByLabel("urgent", { exact: true })).toBeChecked();
+    await expect(page.getByLabel("User ID", { exact: true })).toHaveValue("user-7");
+    await page.getByRole("button", { name: "Send to app", exact: true }).click();
+    await expect(page.getByRole("region", { name: "The app's answer", exact: true })).toContainText("Added buy milk to your list");
     expect(app.received).toHaveLength(1);
     expect(app.received[0].toolParameters).toEqual({ todo_item: "buy milk", priority: "high", count: 3, urgent: true });
     expect(app.received[0].userId).toBe("user-7");
@@ -138,17 +138,17 @@ test.describe("try a tool @js-only", () => {
     const packageName = await appWithTools(page);
     await page.goto(`/console/apps/${packageName}/tools/hand_over/try`);
     await waitForHydration(page, "form[data-hydrated]");
-    await page.getByRole("button", { name: "Send to app" }).click();
-    await expect(page.getByRole("region", { name: "The app's answer" })).toContainText(
+    await page.getByRole("button", { name: "Send to app", exact: true }).click();
+    await expect(page.getByRole("region", { name: "The app's answer", exact: true })).toContainText(
       "The app answers the user itself (GIVE_APP_CONTROL_OF_TOOL_RESPONSE): the assistant stays silent.",
     );
 
     await page.goto(`/console/apps/${packageName}/tools/explode/try`);
     await waitForHydration(page, "form[data-hydrated]");
-    await page.getByRole("button", { name: "Send to app" }).click();
+    await page.getByRole("button", { name: "Send to app", exact: true }).click();
     await expect(page.getByRole("alert").filter({ hasText: "The app reported an error" })).toHaveText(
       "The app reported an error: The oven is on fire",
     );
-    await expect(page.getByRole("region", { name: "The app's answer" })).toContainText("HTTP 500");
+    await expect(page.getByRole("region", { name: "The app's answer", exact: true })).toContainText("HTTP 500");
   });
 });
