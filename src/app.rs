@@ -56,9 +56,12 @@ pub fn router(state: crate::server::AppState) -> axum::Router {
     let context = http::page_context(state.clone());
     let options = state.leptos_options.clone();
     let pages = axum::Router::new()
-        .leptos_routes_with_context(&state, generate_route_list(App), context.clone(), move || {
-            shell(options.clone())
-        })
+        .leptos_routes_with_context(
+            &state,
+            generate_route_list(App),
+            context.clone(),
+            move || shell(options.clone()),
+        )
         .fallback(file_and_error_handler_with_context::<AppState, _>(
             context, shell,
         ));

@@ -86,9 +86,10 @@ pub async fn owned_app(
     package_name: &str,
 ) -> Result<(CurrentDeveloper, crate::server::repo::apps::StoredApp), AppError> {
     let developer = require_developer()?;
-    let app = crate::server::repo::apps::find_for_owner(&state.db, developer.id, package_name.trim())
-        .await
-        .map_err(internal)?
-        .ok_or(AppError::NotFound)?;
+    let app =
+        crate::server::repo::apps::find_for_owner(&state.db, developer.id, package_name.trim())
+            .await
+            .map_err(internal)?
+            .ok_or(AppError::NotFound)?;
     Ok((developer, app))
 }

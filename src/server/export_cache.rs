@@ -40,4 +40,3 @@ impl ExportCache {
             .retain(|key, _| key.0 != id);
     }
 }
-

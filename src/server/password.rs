@@ -31,7 +31,11 @@ async fn off_the_runtime<T: Send + 'static>(
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
         Arc::new(Semaphore::new(cores))
     });
-    let permit = hashing.clone().acquire_owned().await.map_err(super::internal)?;
+    let permit = hashing
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(super::internal)?;
     // The permit goes with the work: a hash whose request is gone still
     // holds its place until it is done.
     tokio::task::spawn_blocking(move || {

@@ -494,7 +494,11 @@ impl ServerProcess {
         let healthz = format!("http://{addr}/healthz");
         let up = poll_until(
             std::time::Duration::from_secs(30),
-            || async { reqwest::get(&healthz).await.is_ok_and(|r| r.status() == 200) },
+            || async {
+                reqwest::get(&healthz)
+                    .await
+                    .is_ok_and(|r| r.status() == 200)
+            },
             |up| *up,
         )
         .await;

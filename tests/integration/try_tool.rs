@@ -180,7 +180,11 @@ async fn the_limit_on_sends_holds_across_server_processes() {
         let refused = repo::tool_sends::record(&two, developer, now + 1_000, policy)
             .await
             .unwrap();
-        assert_eq!(refused, Some(59_000), "{label}: until the first leaves the window");
+        assert_eq!(
+            refused,
+            Some(59_000),
+            "{label}: until the first leaves the window"
+        );
         // Once the minute has passed, sending is allowed again.
         let later = repo::tool_sends::record(&one, developer, now + 60_000, policy)
             .await

@@ -181,16 +181,27 @@ mod tests {
 
     #[test]
     fn the_next_snapshot_digests_only_the_tools_that_changed() {
-        let (before, _) =
-            Snapshot::of(config(vec![tool("a", "one"), tool("b", "two"), tool("c", "three")]))
-                .unwrap();
+        let (before, _) = Snapshot::of(config(vec![
+            tool("a", "one"),
+            tool("b", "two"),
+            tool("c", "three"),
+        ]))
+        .unwrap();
         // b edited, c moved up, d added.
-        let after = config(vec![tool("a", "one"), tool("c", "three"), tool("b", "2"), tool("d", "4")]);
+        let after = config(vec![
+            tool("a", "one"),
+            tool("c", "three"),
+            tool("b", "2"),
+            tool("d", "4"),
+        ]);
         let (next, bodies) = before.next(after.clone()).unwrap();
         let (whole, _) = Snapshot::of(after).unwrap();
         assert_eq!(next, whole, "the same digests as digesting everything");
         let new: Vec<&str> = bodies.iter().map(|(_, body)| body.as_str()).collect();
         assert_eq!(new.len(), 2, "{new:?}");
-        assert!(new[0].contains("\"b\"") && new[1].contains("\"d\""), "{new:?}");
+        assert!(
+            new[0].contains("\"b\"") && new[1].contains("\"d\""),
+            "{new:?}"
+        );
     }
 }

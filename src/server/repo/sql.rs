@@ -250,7 +250,9 @@ macro_rules! insert_tool {
             .bind($position)
             .bind(&tool.id)
             .bind(&tool.description)
-            .bind($crate::server::repo::sql::encode_list(&tool.activation_phrases))
+            .bind($crate::server::repo::sql::encode_list(
+                &tool.activation_phrases,
+            ))
             .bind(&tool.title)
             .bind(tool.max_calls.map(i64::from))
             .bind(tool.hints.read_only)
