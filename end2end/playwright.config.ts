@@ -60,6 +60,8 @@ export default defineConfig({
       LEPTOS_SITE_ADDR: `127.0.0.1:${port}`,
       LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT ?? path.join(crateRoot, "target", "site"),
       RUST_LOG: process.env.RUST_LOG ?? "warn",
+      // The bundle's file names carry their content's hash (hash.txt, beside the binary).
+      LEPTOS_HASH_FILES: "true",
       // "Try a tool" calls app servers the tests start on loopback.
       TOOLWRIGHT_ALLOW_PRIVATE_TARGETS: "true",
     },

@@ -6,11 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/ensure-tools.sh run
-export PATH="$HOME/.cargo/bin:$PATH"
+export PATH="$PWD/scripts/wasm-opt/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 target_dir="${CARGO_TARGET_DIR:-$PWD/target}"
 
-cargo leptos build --release --split
+cargo leptos build --release
 scripts/precompress.sh
 export LEPTOS_ENV="${LEPTOS_ENV:-PROD}"
 export LEPTOS_SITE_ROOT="${LEPTOS_SITE_ROOT:-target/site}"
+# The bundle's file names carry their content's hash (hash.txt, beside the binary).
+export LEPTOS_HASH_FILES="${LEPTOS_HASH_FILES:-true}"
 exec "$target_dir/release/toolwright"

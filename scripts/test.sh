@@ -26,7 +26,7 @@ fi
 cargo test --features ssr
 
 step "building the console (cargo leptos build)"
-cargo leptos build --split
+cargo leptos build
 # Precompressed files of an earlier release build (make run, make bench)
 # would be served in place of this build's bundle.
 rm -f target/site/pkg/*.gz target/site/pkg/*.br

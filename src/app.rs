@@ -2,7 +2,6 @@
 
 use crate::ui::{
     components::site_header::SiteHeader,
-    islands::IslandScripts,
     pages::{
         app_page::AppPage,
         auth::{LoginPage, SignupPage},
@@ -16,16 +15,26 @@ use crate::ui::{
         try_page::TryPage,
     },
 };
+use leptos::nonce::use_nonce;
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};
 use leptos_router::{
     components::{Route, Router, Routes},
     path, SsrMode,
 };
 
 /// The document around every page. Only the islands are hydrated in the
-/// browser; everything else is server-rendered HTML.
+/// browser; everything else is server-rendered HTML, and a page without
+/// islands loads no script at all.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let hydration = page_has_islands().then(|| {
+        view! {
+            // Before the body is drawn: the page has JavaScript (`.js` in
+            // style/main.css shows what needs it).
+            <script nonce=use_nonce()>"document.documentElement.classList.add('js')"</script>
+            <HydrationScripts options=options.clone() islands=true/>
+        }
+    });
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -33,10 +42,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
-                <link rel="stylesheet" href="/pkg/toolwright.css"/>
+                <HashedStylesheet options=options.clone()/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <AutoReload options=options.clone()/>
-                <IslandScripts options/>
+                {hydration}
                 <MetaTags/>
             </head>
             <body>
@@ -44,6 +53,32 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             </body>
         </html>
     }
+}
+
+/// Whether the page asked for has islands: an app's own pages (the app,
+/// its export, import and "Try" pages) do; the landing page, the forms to
+/// sign up, log in and create an app, the lists and the history work as
+/// plain HTML.
+fn page_has_islands() -> bool {
+    #[cfg(feature = "ssr")]
+    {
+        use_context::<http::request::Parts>().is_some_and(|parts| is_island_page(parts.uri.path()))
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        true
+    }
+}
+
+#[cfg(any(feature = "ssr", test))]
+fn is_island_page(path: &str) -> bool {
+    let mut segments = path.trim_end_matches('/').split('/').skip(1);
+    let (Some("console"), Some("apps"), Some(package)) =
+        (segments.next(), segments.next(), segments.next())
+    else {
+        return false;
+    };
+    package != "new" && !matches!(segments.next(), Some("history"))
 }
 
 /// The console's whole HTTP surface: its pages and server functions, in
@@ -117,5 +152,34 @@ pub fn App() -> impl IntoView {
                 </Routes>
             </main>
         </Router>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_island_page;
+
+    #[test]
+    fn only_an_apps_own_pages_load_the_islands() {
+        for path in [
+            "/console/apps/com.example.todo",
+            "/console/apps/com.example.todo/",
+            "/console/apps/com.example.todo/export",
+            "/console/apps/com.example.todo/import",
+            "/console/apps/com.example.todo/tools/add_todo/try",
+        ] {
+            assert!(is_island_page(path), "{path}");
+        }
+        for path in [
+            "/",
+            "/login",
+            "/signup",
+            "/console/apps",
+            "/console/apps/new",
+            "/console/apps/com.example.todo/history",
+            "/no/such/page",
+        ] {
+            assert!(!is_island_page(path), "{path}");
+        }
     }
 }

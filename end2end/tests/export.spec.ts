@@ -143,8 +143,10 @@ test("API keys: a name typed before the section wakes is kept @js-only", async (
   const release = await holdChunks(page);
   const keys = page.getByRole("region", { name: "API keys", exact: true });
   await keys.getByLabel("Key name", { exact: true }).fill("Deploy");
-  await keys.getByLabel("Key name", { exact: true }).press("Enter");
   release();
+  await waitForHydration(page, "section[data-hydrated]");
+  await expect(keys.getByLabel("Key name", { exact: true })).toHaveValue("Deploy");
+  await keys.getByLabel("Key name", { exact: true }).press("Enter");
   await expect(keys.getByRole("cell", { name: "Deploy", exact: true })).toBeVisible();
   await expect(keys.getByLabel("Key name", { exact: true })).toHaveValue("");
 });

@@ -1,5 +1,5 @@
 import { test, expect } from "@playwright/test";
-import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
 
 test("the landing page says what Toolwright is and links to log in and sign up", async ({ page }) => {
   const response = await page.goto("/");
@@ -17,11 +17,11 @@ test("the server-rendered phrase preview shows the parsed example", async ({ pag
   await expect(chips).toHaveText(["add a reminder", "Create a todo", "remind me to"]);
 });
 
-test("the phrase preview reacts to typing once hydrated @js-only", async ({ page }) => {
+test("the phrase preview parses what is typed into it", async ({ page }) => {
   await page.goto("/");
-  await waitForHydration(page);
   const input = page.getByLabel("Phrases to parse", { exact: true });
   await input.fill("Show my todos, show MY todos , , list my reminders");
+  await page.getByRole("button", { name: "Parse", exact: true }).click();
   const chips = page.getByRole("list", { name: "Parsed phrases", exact: true }).getByRole("listitem");
   await expect(chips).toHaveText(["Show my todos", "list my reminders"]);
   await expect(page.locator("#demo-count")).toHaveText("2 phrases");

@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
-import { holdChunks, openUntouched } from "../fixtures/islands";
+import { openUntouched } from "../fixtures/islands";
 import { addTool, editor, fillParameter, parameter, toolCard, toolsSection } from "../fixtures/tools";
 
 /** The editor's parameters are, in order, the ones named `names`. */
@@ -323,74 +323,9 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(toolCard(page, "keyboard_tool").getByRole("button", { name: "Edit", exact: true })).toBeFocused();
   });
 
-  test("the app's editor wakes only once approached, and the click that woke it counts", async ({ page }) => {
-    // Its code (details, tools, API keys and deletion: the page's one island)
-    // is fetched on the first approach, not with the page (src/ui/islands.rs).
-    const fetched: string[] = [];
-    page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
-    await openUntouched(page, page.url());
-    expect(fetched.some((path) => path.endsWith("/pkg/toolwright.wasm"))).toBe(true);
-    expect(fetched.filter((path) => path.endsWith(".wasm") && !path.endsWith("/pkg/toolwright.wasm"))).toEqual([]);
-    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
-
-    // The code arrives only when let through: the click waits for it.
-    const release = await holdChunks(page);
-    await toolsSection(page).getByRole("button", { name: "Add tool", exact: true }).click();
-    await expect.poll(() => fetched.filter((path) => path.endsWith(".wasm")).length).toBeGreaterThan(1);
-    await expect(editor(page)).toHaveCount(0);
-    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
-    release();
-    await expect(editor(page).getByLabel("Tool ID", { exact: true })).toBeVisible();
-    await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
-    await expectNoSeriousA11yViolations(page);
-  });
-
-  // A card's buttons are in no form and have no type: the click is held
-  // all the same (src/ui/islands.js), and replayed once.
-  for (const action of ["Edit", "Move gamma up"]) {
-    test(`a card's "${action}" clicked before the app's editor wakes counts once it does`, async ({ page }) => {
-      for (const id of ["alpha", "beta", "gamma"]) await addTool(page, { id, description: `The tool ${id}` });
-      await openUntouched(page, page.url());
-      const fetches: string[] = [];
-      page.on("request", (request) => fetches.push(new URL(request.url()).pathname));
-      const release = await holdChunks(page);
-      await toolCard(page, "gamma").getByRole("button", { name: action, exact: true }).click();
-      await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "false");
-      release();
-      await expect(toolsSection(page)).toHaveAttribute("data-hydrated", "true");
-      const headings = toolsSection(page).getByRole("heading", { level: 3 });
-      if (action === "Edit") {
-        await expect(editor(page).getByLabel("Tool ID", { exact: true })).toHaveValue("gamma");
-        await expect(editor(page)).toHaveCount(1);
-        expect(fetches.filter((path) => path === "/api/tools/get")).toHaveLength(1);
-      } else {
-        // Twice would have put it first.
-        await expect(headings).toHaveText(["alpha", "gamma", "beta"]);
-        await page.reload();
-        await expect(headings).toHaveText(["alpha", "gamma", "beta"]);
-      }
-      await expect(toolsSection(page).getByRole("alert").filter({ hasText: /\S/ })).toHaveCount(0);
-    });
-  }
-
-  test("the app's details saved before its editor wakes are saved in place", async ({ page }) => {
-    await openUntouched(page, page.url());
-    const release = await holdChunks(page);
-    await page.evaluate(() => ((window as unknown as { samePage: boolean }).samePage = true));
-    const details = page.getByRole("form", { name: "App details", exact: true });
-    await details.getByLabel("Name", { exact: true }).fill("Todo Plus");
-    await details.getByLabel("Name", { exact: true }).press("Enter");
-    release();
-    await expect(page.getByRole("status")).toHaveText("Saved.");
-    // Saved by the island, not by a form post and a new page.
-    expect(await page.evaluate(() => (window as unknown as { samePage?: boolean }).samePage)).toBe(true);
-    await page.reload();
-    await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Todo Plus");
-  });
-
   test("when the app's editor cannot wake, its details still save, as a form post", async ({ page }) => {
-    await openUntouched(page, page.url());
     await page.route(/\/pkg\/.+\.wasm$/, (route) => route.abort());
+    await openUntouched(page, page.url());
     const details = page.getByRole("form", { name: "App details", exact: true });
     await details.getByLabel("Name", { exact: true }).fill("Todo Offline");
     await details.getByRole("button", { name: "Save app", exact: true }).click();

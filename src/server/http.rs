@@ -68,6 +68,7 @@ pub fn router(state: AppState, pages: Router<AppState>) -> Router {
         .layer(state.sessions.layer(&state.config))
         .layer(middleware::from_fn(security::refuse_cross_site))
         .layer(middleware::from_fn(security::security_headers))
+        .layer(middleware::from_fn(cache_static_files))
         // Pages and JSON compressed on the fly, quickly; the bundle is sent
         // precompressed at the best level (scripts/precompress.sh) and left alone.
         .layer(
@@ -118,6 +119,52 @@ pub fn server_fn_status(error: &AppError) -> StatusCode {
     }
 }
 
+/// How long a browser may keep a static file. One whose name carries a
+/// hash of its content (`toolwright.<hash>.wasm`) never changes: it is kept
+/// for a year and never asked for again. Any other (the favicon) may change
+/// with the next deploy: it is checked with the server each time. A page of
+/// a new deploy so never meets the code of an old one.
+async fn cache_static_files(request: axum::extract::Request, next: middleware::Next) -> Response {
+    let policy = static_file_cache_policy(request.uri().path());
+    let mut response = next.run(request).await;
+    if let Some(policy) = policy.filter(|_| response.status().is_success()) {
+        response.headers_mut().insert(
+            axum::http::header::CACHE_CONTROL,
+            axum::http::HeaderValue::from_static(policy),
+        );
+    }
+    response
+}
+
+/// The `Cache-Control` of the static file at `path`, or `None` for what is
+/// not a static file (pages, server functions, the API).
+fn static_file_cache_policy(path: &str) -> Option<&'static str> {
+    let (dir, name) = path.rsplit_once('/')?;
+    let is_static = dir.starts_with("/pkg") || (dir.is_empty() && name.starts_with("favicon."));
+    if !is_static {
+        return None;
+    }
+    Some(if dir == "/pkg" && is_content_hashed(name) {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    })
+}
+
+/// Whether a file name carries the hash of its content, as the build writes
+/// it: `stem.HASH.ext`, the hash 22 characters of unpadded base64url.
+fn is_content_hashed(name: &str) -> bool {
+    let mut parts = name.rsplit('.');
+    let (Some(_ext), Some(hash), Some(stem)) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    !stem.is_empty()
+        && hash.len() == 22
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// Only pages and JSON are compressed here: compressing the multi-megabyte
 /// wasm of a debug build on every request would cost seconds.
 fn is_page_or_json(
@@ -159,4 +206,49 @@ fn unavailable() -> Response {
         Json(serde_json::json!({ "status": "unavailable", "database": "unreachable" })),
     )
         .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashed_bundle_files_are_kept_a_year_and_the_rest_revalidated() {
+        let year = Some("public, max-age=31536000, immutable");
+        let revalidate = Some("no-cache");
+        assert_eq!(
+            static_file_cache_policy("/pkg/toolwright.Ab3_-x9Zq0Kd7LmN2pQr4w.wasm"),
+            year
+        );
+        assert_eq!(
+            static_file_cache_policy("/pkg/toolwright.Ab3_-x9Zq0Kd7LmN2pQr4w.js"),
+            year
+        );
+        assert_eq!(
+            static_file_cache_policy("/pkg/__wasm_split.Ab3_-x9Zq0Kd7LmN2pQr4w.js"),
+            year
+        );
+        assert_eq!(static_file_cache_policy("/pkg/toolwright.wasm"), revalidate);
+        assert_eq!(static_file_cache_policy("/pkg/toolwright.css"), revalidate);
+        // Too short, or a character base64url does not have.
+        assert_eq!(
+            static_file_cache_policy("/pkg/toolwright.Ab3x9Zq0.wasm"),
+            revalidate
+        );
+        assert_eq!(
+            static_file_cache_policy("/pkg/toolwright.Ab3+x9Zq0Kd7LmN2pQr4w.wasm"),
+            revalidate
+        );
+        // Files the build does not hash keep their names: checked each time.
+        assert_eq!(
+            static_file_cache_policy("/pkg/snippets/x-1/inline0.Ab3_-x9Zq0Kd7LmN2pQr4w.js"),
+            revalidate
+        );
+        assert_eq!(static_file_cache_policy("/favicon.svg"), revalidate);
+        // Not static files.
+        assert_eq!(static_file_cache_policy("/console/apps"), None);
+        assert_eq!(static_file_cache_policy("/api/tools/save"), None);
+        assert_eq!(static_file_cache_policy("/healthz"), None);
+        assert_eq!(static_file_cache_policy("/"), None);
+    }
 }

@@ -1,6 +1,5 @@
 //! What the developer sees: one file per page, small shared components.
 
 pub mod components;
-pub mod islands;
 pub mod pages;
 pub mod session;

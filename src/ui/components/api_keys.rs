@@ -10,10 +10,9 @@ use crate::{
 };
 use leptos::{ev::SubmitEvent, prelude::*};
 
-/// Part of the app page's island, which wakes when first approached
-/// (`ui::islands`): until then its buttons wake it, and a key name typed
-/// before is kept (the field is read when the form is sent, not bound to a
-/// signal that would empty it on waking).
+/// Part of the app page's island. A key name typed before the island wakes
+/// is kept: the field is read when the form is sent, not bound to a signal
+/// that would empty it on waking.
 #[component]
 pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl IntoView {
     let keys = RwSignal::new(keys);

@@ -28,7 +28,7 @@ const PACKAGE_HINT: &str =
 const URL_HINT: &str =
     "The base URL of your app's server; the assistant sends tool calls to its /tool path.";
 
-#[island(lazy)]
+#[component]
 pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<CreateApp>::new();
     let error = form_error(action, initial_error.clone());
@@ -91,13 +91,9 @@ pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
 }
 
 /// Everything on the app's page that can be changed: its details and AI
-/// tools, its API keys, its deletion. One island, lazy, and woken on the
-/// page when first approached (`ui::islands`); until then it is server HTML
-/// whose forms post without JavaScript. One, not one for each part: lazy
-/// islands' code is split into a chunk for every set of islands sharing
-/// some of it, and the code these parts share with each other would be
-/// split into dozens of small files for the first approach to fetch.
-#[island(lazy)]
+/// tools, its API keys, its deletion. One island: until it wakes it is
+/// server HTML whose forms post without JavaScript.
+#[island]
 pub fn AppConsole(
     app: AppDetails,
     tools: Vec<ToolSummary>,

@@ -13,7 +13,7 @@ use crate::{
 };
 use leptos::prelude::*;
 
-#[island(lazy)]
+#[component]
 pub fn SignupForm(initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<Signup>::new();
     let error = form_error(action, initial_error);
@@ -46,7 +46,7 @@ pub fn SignupForm(initial_error: Option<AppError>) -> impl IntoView {
     }
 }
 
-#[island(lazy)]
+#[component]
 pub fn LoginForm(next: Option<String>, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<Login>::new();
     let error = form_error(action, initial_error);

@@ -12,7 +12,7 @@ use crate::{
 };
 use leptos::{ev::SubmitEvent, prelude::*};
 
-#[island(lazy)]
+#[island]
 pub fn ImportPanel(package_name: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     let content = RwSignal::new(typed_before_waking("import-content").unwrap_or_default());

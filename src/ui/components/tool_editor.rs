@@ -124,14 +124,6 @@ fn focus_soon(id: String) {
     request_animation_frame(move || focus(&id));
 }
 
-/// The editor, fetched the first time one is opened: its code (and the
-/// server functions only it calls) is a chunk of its own, outside the
-/// page's first load (`cargo leptos build --split`).
-#[lazy]
-pub fn lazy_tool_editor(props: ToolEditorProps) -> AnyView {
-    ToolEditor(props).into_any()
-}
-
 #[component]
 pub fn ToolEditor(
     package_name: String,

@@ -10,7 +10,7 @@ use crate::{
     domain::tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
     ui::components::{
         form::FormAlert,
-        tool_editor::{lazy_tool_editor, EditorOutcome, ToolEditorProps},
+        tool_editor::{EditorOutcome, ToolEditor, ToolEditorProps},
     },
 };
 use leptos::prelude::*;
@@ -234,7 +234,7 @@ pub fn ToolsSection(
         })
     };
     let editor_for = move |draft: ToolDraft, original_id: Option<String>, except: Option<u64>| {
-        let editor = lazy_tool_editor(
+        ToolEditor(
             ToolEditorProps::builder()
                 .package_name(package.get_value())
                 .revision(revision)
@@ -245,25 +245,8 @@ pub fn ToolsSection(
                 .on_cancel(on_cancel)
                 .on_reload(on_reload)
                 .build(),
-        );
-        // The first editor opened waits for the editor's code to arrive.
-        #[cfg(feature = "hydrate")]
-        let editor = send_wrapper::SendWrapper::new(editor);
-        view! {
-            <Suspense fallback=|| view! { <p class="hint">"Opening the editor…"</p> }>
-                {Suspend::new(editor)}
-            </Suspense>
-        }
-    };
-
-    // The editor's code is fetched when the pointer or the focus comes near
-    // the tools, so that it is usually there by the time one is opened.
-    let editor_fetched = StoredValue::new(false);
-    let preload_editor = move || {
-        if !editor_fetched.get_value() {
-            editor_fetched.set_value(true);
-            let _ = lazy_preload!(crate::ui::components::tool_editor::lazy_tool_editor);
-        }
+        )
+        .into_any()
     };
 
     // One of each for all the cards (a card tells which it is).
@@ -271,8 +254,8 @@ pub fn ToolsSection(
     let on_move = Callback::new(move |(id, direction)| move_tool(id, direction));
     let moving: Signal<bool> = mover.pending().into();
 
-    // What the rows follow, made once for all of them. The row being edited: each row wakes only when it starts or stops
-    // being the one.
+    // What the rows follow, made once for all of them. The row being
+    // edited: each row wakes only when it starts or stops being the one.
     let edited_row = Selector::new(move || {
         editing.with(|e| match e {
             Some(Editing::Existing { key, .. }) => Some(*key),
@@ -295,8 +278,6 @@ pub fn ToolsSection(
             class="card stack tools"
             aria-labelledby="tools-title"
             data-hydrated=move || if hydrated.get() { "true" } else { "false" }
-            on:pointerover=move |_| preload_editor()
-            on:focusin=move |_| preload_editor()
         >
             <div class="section-head">
                 <h2 id="tools-title">"AI Tools"</h2>
@@ -312,8 +293,8 @@ pub fn ToolsSection(
                     "Add tool"
                 </button>
             </div>
-            // Before the island wakes, its buttons wake it (ui::islands). Without
-            // JavaScript they are hidden and this says why (`no-js`, style/main.css).
+            // Without JavaScript the buttons are hidden and this says why
+            // (`no-js`, style/main.css).
             <p class="hint no-js">"Adding and editing tools needs JavaScript; everything else works without it."</p>
             <FormAlert message=alert_message/>
             <Show when=move || is_conflict.get()>

@@ -18,7 +18,7 @@ use crate::{
 use leptos::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 
-#[island(lazy)]
+#[island]
 pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     let tool = StoredValue::new(target.tool.clone());

@@ -2,7 +2,6 @@ use crate::{
     api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
     domain::url::encode_component,
     ui::components::{app_forms::AppConsole, form::url_error, status_page::AppErrorView},
-    ui::islands::ON_INTERACTION,
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -55,19 +54,14 @@ pub fn AppPage() -> impl IntoView {
                                             <a class="button" href=format!("{base}/history")>"History"</a>
                                         </nav>
                                     </div>
-                                    // The island wakes when first approached, so that
-                                    // none of its code is in the page's first load
-                                    // (src/ui/islands.rs).
-                                    <div data-hydrate=ON_INTERACTION>
-                                        <AppConsole
-                                            app
-                                            tools
-                                            keys
-                                            notice
-                                            save_error
-                                            delete_error
-                                        />
-                                    </div>
+                                    <AppConsole
+                                        app
+                                        tools
+                                        keys
+                                        notice
+                                        save_error
+                                        delete_error
+                                    />
                                 </div>
                             }
                                 .into_any()

@@ -1,11 +1,19 @@
-use crate::ui::{components::phrase_preview::PhrasePreview, session::current_developer};
+use crate::ui::{
+    components::phrase_preview::{PhrasePreview, EXAMPLE},
+    session::current_developer,
+};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 
 /// `/`: what Toolwright is, and the way in.
 #[component]
 pub fn LandingPage() -> impl IntoView {
     let signed_in = current_developer().is_some();
+    let phrases = use_query_map()
+        .read_untracked()
+        .get("phrases")
+        .unwrap_or_else(|| EXAMPLE.to_owned());
     view! {
         <Title text=""/>
         <section class="hero" aria-labelledby="hero-title">
@@ -43,6 +51,6 @@ pub fn LandingPage() -> impl IntoView {
                 <p>"Every change is a revision you can look at and restore; stale saves are refused, never silently overwritten."</p>
             </article>
         </section>
-        <PhrasePreview/>
+        <PhrasePreview text=phrases/>
     }
 }
