@@ -83,9 +83,9 @@ pub async fn save(
             return Ok(ToolWrite::Stale);
         };
         let written = match original_id {
-            // In place: same row, same position.
+            // In place: same row, same position; its parameters anew.
             Some(original_id) => {
-                sqlx::query_scalar::<_, i64>(
+                let updated = sqlx::query_scalar::<_, i64>(
                     "UPDATE tools SET tool_id = $1, description = $2, activation_phrases = $3, \
                      title = $4, max_calls = $5, read_only = $6, destructive = $7, \
                      idempotent = $8, open_world = $9 \
@@ -103,43 +103,35 @@ pub async fn save(
                 .bind(app_id)
                 .bind(original_id)
                 .fetch_optional(&mut *tx)
-                .await
+                .await;
+                match updated {
+                    Ok(Some(row_id)) => {
+                        sqlx::query("DELETE FROM tool_parameters WHERE tool_id = $1")
+                            .bind(row_id)
+                            .execute(&mut *tx)
+                            .await?;
+                        insert_parameters!(tx, row_id, tool).await.map(Some)
+                    }
+                    other => other.map(|found| found.map(|_| ())),
+                }
             }
+            // At the end.
             None => {
-                sqlx::query_scalar::<_, i64>(
-                    "INSERT INTO tools (app_id, position, tool_id, description, \
-                     activation_phrases, title, max_calls, read_only, destructive, idempotent, \
-                     open_world) \
-                     VALUES ($1, (SELECT COALESCE(MAX(position), -1) + 1 FROM tools WHERE app_id = $1), \
-                     $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id",
+                let position: i64 = sqlx::query_scalar(
+                    "SELECT COALESCE(MAX(position), -1) + 1 FROM tools WHERE app_id = $1",
                 )
                 .bind(app_id)
-                .bind(&tool.id)
-                .bind(&tool.description)
-                .bind(super::sql::encode_list(&tool.activation_phrases))
-                .bind(&tool.title)
-                .bind(tool.max_calls.map(i64::from))
-                .bind(tool.hints.read_only)
-                .bind(tool.hints.destructive)
-                .bind(tool.hints.idempotent)
-                .bind(tool.hints.open_world)
-                .fetch_optional(&mut *tx)
-                .await
+                .fetch_one(&mut *tx)
+                .await?;
+                insert_tool!(tx, app_id, position, tool).await.map(|_| Some(()))
             }
         };
-        let row_id = match written {
-            Ok(Some(row_id)) => row_id,
+        match written {
+            Ok(Some(_)) => {}
             Ok(None) => return Ok(ToolWrite::NotFound),
             Err(error) if is_unique_violation(&error) => return Ok(ToolWrite::DuplicateId),
             Err(error) => return Err(error),
-        };
-        if original_id.is_some() {
-            sqlx::query("DELETE FROM tool_parameters WHERE tool_id = $1")
-                .bind(row_id)
-                .execute(&mut *tx)
-                .await?;
         }
-        insert_parameters!(tx, row_id, tool).await?;
         let recorded = match after {
             Some(after) => after,
             None => Snapshot::of(fetch_config!(tx, app_id).await?)?,
