@@ -24,6 +24,7 @@ use sqlx::{
     sqlite::{
         SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
     },
+    Connection,
 };
 use std::{str::FromStr, sync::Arc, time::Duration};
 
@@ -116,6 +117,19 @@ impl Db {
                 let writes = SqlitePoolOptions::new()
                     .max_connections(1)
                     .acquire_timeout(ACQUIRE_TIMEOUT)
+                    // A request dropped while its transaction was beginning
+                    // (its client hung up) can leave sqlx's SQLite connection
+                    // inside that transaction with nothing left to end it,
+                    // and every later write would be refused. Closing such a
+                    // connection rolls the transaction back; the pool opens
+                    // a new one. The ping first lets the rollback of a
+                    // transaction dropped without commit run.
+                    .after_release(|conn, _| {
+                        Box::pin(async move {
+                            conn.ping().await?;
+                            Ok(!conn.is_in_transaction())
+                        })
+                    })
                     .connect_with(options.clone())
                     .await?;
                 let reads = SqlitePoolOptions::new()

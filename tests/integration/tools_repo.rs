@@ -1,5 +1,7 @@
 //! The tools repository on real SQLite and PostgreSQL.
 
+use std::{future::Future, pin::pin, task::Poll, time::Duration};
+
 use crate::common::TestDatabase;
 use toolwright::{
     api::auth::CurrentDeveloper,
@@ -695,4 +697,66 @@ async fn a_deleted_apps_configuration_is_forgotten() {
         .await
         .unwrap());
     assert!(db.configs().get(app_id, 1).is_none());
+}
+
+/// Polls `future` up to `times` times, a few milliseconds apart, as a server
+/// does while a request waits; `None` if it was still pending, and then it
+/// is dropped, as when the request's client hangs up.
+async fn poll_then_drop<F: Future>(future: F, times: usize) -> Option<F::Output> {
+    let mut future = pin!(future);
+    for _ in 0..times {
+        let polled = std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await;
+        if let Poll::Ready(output) = polled {
+            return Some(output);
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    None
+}
+
+#[tokio::test]
+async fn saves_go_on_after_saves_dropped_at_any_point() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+        for times in 1..=20 {
+            // A save whose client hung up after `times` polls: it may have
+            // been written or not, but no save after it may be refused.
+            let revision = current_revision(&db).await;
+            let _ = poll_then_drop(
+                repo::tools::save(&db, app_id, revision, None, &get_todos(), &alice(), 2),
+                times,
+            )
+            .await;
+            let mut revision = current_revision(&db).await;
+            let tools = repo::tools::list_for_app(&db, app_id).await.unwrap();
+            if tools.iter().any(|tool| tool.id == "get_todos") {
+                (revision, _) = applied(
+                    repo::tools::delete(&db, app_id, revision, "get_todos", &alice(), 3)
+                        .await
+                        .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error}")),
+                );
+            }
+            let (revision, tools) = applied(
+                repo::tools::save(&db, app_id, revision, None, &add_todo(), &alice(), 4)
+                    .await
+                    .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error}")),
+            );
+            assert_eq!(tools, vec![add_todo()], "{label}");
+            applied(
+                repo::tools::delete(&db, app_id, revision, "add_todo", &alice(), 5)
+                    .await
+                    .unwrap(),
+            );
+        }
+    }
+}
+
+async fn current_revision(db: &Db) -> i64 {
+    repo::apps::find_for_owner(db, alice().id, "com.example.todo")
+        .await
+        .unwrap()
+        .expect("the app")
+        .details
+        .revision
 }
