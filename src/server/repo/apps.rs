@@ -158,36 +158,23 @@ pub async fn find_by_package(
 /// as the pages and exports show it: from the cache when it is there.
 pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sqlx::Error> {
     let revision = app.details.revision;
-    if let Some(snapshot) = db.configs().get(app.id, revision) {
+    if let Some(snapshot) = super::tools::snapshot_at(db, app.id, revision).await? {
         return Ok(snapshot.config.clone());
     }
-    let tools = super::tools::list_for_app(db, app.id).await?;
-    let config = AppConfig {
+    // A change came in since the app was read: the configuration at its
+    // revision is the one recorded with it.
+    if let Some(recorded) = revisions::get(db, app.id, revision).await? {
+        return Ok(Arc::new(recorded.config));
+    }
+    // Deleted meanwhile (its revisions with it): what there is to read.
+    Ok(Arc::new(AppConfig {
         name: app.details.name.clone(),
         description: app.details.description.clone(),
         version: app.details.version.clone(),
         public_url: app.details.public_url.clone(),
         settings: app.settings.clone(),
-        tools,
-    };
-    // The tools were read after the app: they are the ones at its revision
-    // only if no change came in between (every change bumps the revision).
-    let now: Option<i64> = on_db!(db, pool => sqlx::query_scalar("SELECT revision FROM apps WHERE id = $1")
-        .bind(app.id)
-        .fetch_optional(pool)
-        .await)?;
-    if now == Some(revision) {
-        let (snapshot, _) = Snapshot::of(config)?;
-        return Ok(db.configs().put(app.id, revision, snapshot).config.clone());
-    }
-    // A change came in: the tools may be newer than the app's fields. The
-    // configuration at the app's revision is the one recorded with it.
-    match revisions::get(db, app.id, revision).await? {
-        Some(recorded) => Ok(Arc::new(recorded.config)),
-        // Deleted meanwhile (its revisions with it): what was read is all
-        // there is.
-        None => Ok(Arc::new(config)),
-    }
+        tools: super::tools::list_for_app(db, app.id).await?,
+    }))
 }
 
 /// Saves the app's own fields from a form loaded at `fields_revision`: at
@@ -228,7 +215,7 @@ pub async fn update(
     now_ms: i64,
 ) -> Result<Revised, sqlx::Error> {
     // Worked out before the write from the snapshot kept at that revision.
-    let after = match db.configs().get(app_id, expected_revision) {
+    let after = match super::tools::snapshot_at(db, app_id, expected_revision).await? {
         None => None,
         Some(before) => {
             let mut config = (*before.config).clone();

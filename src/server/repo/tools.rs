@@ -39,16 +39,63 @@ pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error
     on_db!(db, pool => fetch_tools!(pool, app_id).await)
 }
 
+/// App `app_id` as it is at `revision`: kept in the cache, or read (and
+/// kept) if the app is still at that revision; `None` if it is not.
+pub async fn snapshot_at(
+    db: &Db,
+    app_id: i64,
+    revision: i64,
+) -> Result<Option<Arc<Snapshot>>, sqlx::Error> {
+    if let Some(snapshot) = db.configs().get(app_id, revision) {
+        return Ok(Some(snapshot));
+    }
+    type Head = (String, String, String, String, Option<String>);
+    let head: Option<Head> = on_db!(db, pool => sqlx::query_as(
+        "SELECT name, description, version, public_url, settings_json FROM apps \
+         WHERE id = $1 AND revision = $2",
+    )
+    .bind(app_id)
+    .bind(revision)
+    .fetch_optional(pool)
+    .await)?;
+    let Some((name, description, version, public_url, settings)) = head else {
+        return Ok(None);
+    };
+    let tools = list_for_app(db, app_id).await?;
+    // The tools were read after the app's fields: they are the ones at its
+    // revision only if no change came in between (every change bumps it).
+    let now: Option<i64> = on_db!(db, pool => sqlx::query_scalar(
+        "SELECT revision FROM apps WHERE id = $1",
+    )
+    .bind(app_id)
+    .fetch_optional(pool)
+    .await)?;
+    if now != Some(revision) {
+        return Ok(None);
+    }
+    let (snapshot, _) = Snapshot::of(AppConfig {
+        name,
+        description,
+        version,
+        public_url,
+        // Written only by the console from valid JSON.
+        settings: settings.and_then(|json| serde_json::from_str(&json).ok()),
+        tools,
+    })?;
+    Ok(Some(db.configs().put(app_id, revision, snapshot)))
+}
+
 /// The app's snapshot after `edit`, worked out before the write from the
-/// one kept at `revision` (the write then only writes). `None` when none is
-/// kept, or the edit does not fit it: the write reads the app back instead.
-fn after_edit(
+/// one at `revision` (the write then only writes, and holds SQLite's write
+/// lock no longer than that). `None` when the app is no longer at that
+/// revision, or the edit does not fit it: the write reads the app back then.
+async fn after_edit(
     db: &Db,
     app_id: i64,
     revision: i64,
     edit: &ToolEdit,
 ) -> Result<Option<(Snapshot, Vec<StoredTool>)>, sqlx::Error> {
-    let Some(before) = db.configs().get(app_id, revision) else {
+    let Some(before) = snapshot_at(db, app_id, revision).await? else {
         return Ok(None);
     };
     let mut config = (*before.config).clone();
@@ -73,7 +120,7 @@ pub async fn save(
         original_id: original_id.map(str::to_owned),
         tool: tool.clone(),
     };
-    let after = after_edit(db, app_id, expected_revision, &edit)?;
+    let after = after_edit(db, app_id, expected_revision, &edit).await?;
     let change = match original_id {
         Some(original_id) => Change::EditedTool(original_id.to_owned(), tool.id.clone()),
         None => Change::AddedTool(tool.id.clone()),
@@ -155,7 +202,7 @@ pub async fn delete(
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
     let edit = ToolEdit::Delete(tool_id.to_owned());
-    let after = after_edit(db, app_id, expected_revision, &edit)?;
+    let after = after_edit(db, app_id, expected_revision, &edit).await?;
     in_transaction!(db, tx => {
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
@@ -194,7 +241,7 @@ pub async fn move_tool(
     now_ms: i64,
 ) -> Result<ToolWrite, sqlx::Error> {
     let edit = ToolEdit::Move(tool_id.to_owned(), direction);
-    let after = after_edit(db, app_id, expected_revision, &edit)?;
+    let after = after_edit(db, app_id, expected_revision, &edit).await?;
     in_transaction!(db, tx => {
         let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
             return Ok(ToolWrite::Stale);
