@@ -3,10 +3,11 @@
 # Quick when everything is there: each tool is checked with `command -v` and,
 # where it matters, its version.
 #
-#   scripts/ensure-tools.sh run    # wasm target, cargo-leptos, wasm-bindgen, wasm-opt
+#   scripts/ensure-tools.sh run    # wasm target, cargo-leptos, wasm-bindgen, wasm-opt (npm)
 #   scripts/ensure-tools.sh test   # the above but wasm-opt, plus rustfmt, clippy,
 #                                  # Debian's chromium and the end2end npm packages
-#   scripts/ensure-tools.sh bench  # run's tools, plus Debian's wrk
+#   scripts/ensure-tools.sh bench  # run's tools, plus Debian's wrk, oha, Debian's
+#                                  # chromium and the end2end npm packages
 set -euo pipefail
 
 purpose="${1:-run}"
@@ -14,6 +15,8 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 
 CARGO_LEPTOS_VERSION="0.3.11"
+# scripts/bench.py reads this version's JSON output.
+OHA_VERSION="1.16.0"
 # The CLI must be exactly the wasm-bindgen version the lockfile resolved.
 WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"
 
@@ -52,13 +55,35 @@ apt_install() {
 }
 
 release_tools() {
-  if ! command -v wasm-opt >/dev/null 2>&1; then
-    say "installing wasm-opt (binaryen, for release builds; about 5 minutes, once)"
-    # Not Debian's binaryen: its older wasm-opt breaks hydration.
-    cargo install wasm-opt --locked
-  fi
+  # wasm-opt, which release builds run, from the npm registry (binaryen on
+  # Node.js): ready at once, where compiling it takes minutes. Not Debian's
+  # binaryen: its older wasm-opt breaks hydration. The scripts put
+  # scripts/wasm-opt/node_modules/.bin first on PATH.
+  npm_install scripts/wasm-opt "wasm-opt (binaryen, from npm)"
   # Precompressed .br files for the bundle (gzip is always there).
   command -v brotli >/dev/null 2>&1 || apt_install brotli || true
+}
+
+# `npm ci` in $1 when its lock file changed since the last install.
+npm_install() {
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "npm is not on PATH: install Node.js 20 first." >&2
+    exit 1
+  fi
+  local stamp="$1/node_modules/.package-lock.stamp"
+  if [ ! -f "$stamp" ] || ! cmp -s "$1/package-lock.json" "$stamp"; then
+    say "installing $2 (npm ci)"
+    (cd "$1" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+    cp "$1/package-lock.json" "$stamp"
+  fi
+}
+
+# Playwright and the browser it drives: the end-to-end tests, and the first
+# visit `make bench` measures.
+browser_tools() {
+  command -v chromium >/dev/null 2>&1 || apt_install chromium
+  # Playwright drives Debian's chromium; it never downloads a browser.
+  npm_install end2end "the end-to-end test packages"
 }
 
 case "$purpose" in
@@ -69,6 +94,12 @@ case "$purpose" in
     release_tools
     command -v wrk >/dev/null 2>&1 || apt_install wrk
     command -v python3 >/dev/null 2>&1 || apt_install python3
+    if [ "$(oha --version 2>/dev/null | awk '{print $2}')" != "$OHA_VERSION" ]; then
+      # The load at a steady rate; Debian has no package of it.
+      say "installing oha $OHA_VERSION (several minutes on 2 cores, once)"
+      cargo install oha --version "$OHA_VERSION" --locked
+    fi
+    browser_tools
     ;;
   test)
     for component in rustfmt clippy; do
@@ -77,18 +108,7 @@ case "$purpose" in
         rustup component add "$component"
       fi
     done
-    command -v chromium >/dev/null 2>&1 || apt_install chromium
-    if ! command -v npm >/dev/null 2>&1; then
-      echo "npm is not on PATH: install Node.js 20 first." >&2
-      exit 1
-    fi
-    stamp=end2end/node_modules/.package-lock.stamp
-    if [ ! -f "$stamp" ] || ! cmp -s end2end/package-lock.json "$stamp"; then
-      say "installing the end-to-end test packages (npm ci)"
-      # Playwright drives Debian's chromium; it never downloads a browser.
-      (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
-      cp end2end/package-lock.json "$stamp"
-    fi
+    browser_tools
     ;;
   *)
     echo "usage: $0 run|test|bench" >&2
