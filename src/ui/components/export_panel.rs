@@ -9,7 +9,7 @@ use crate::{
 };
 use leptos::prelude::*;
 
-#[island(lazy)]
+#[island]
 pub fn ExportPanel(
     package_name: String,
     format: Format,
