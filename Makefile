@@ -9,7 +9,7 @@ run:
 test:
 	@scripts/test.sh
 
-## Release build, seeded database, wrk on loopback: writes BENCHMARKS.md (a few minutes).
+## Release build, seeded database, wrk, oha and a browser on loopback: writes BENCHMARKS.md (a few minutes).
 bench:
 	@scripts/bench.sh
 
