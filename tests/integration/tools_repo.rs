@@ -728,6 +728,11 @@ async fn saves_go_on_after_saves_dropped_at_any_point() {
                 times,
             )
             .await;
+            // And one dropped while its transaction begins, on SQLite's
+            // one writing connection.
+            if let toolwright::server::db::Pool::Sqlite(writes) = db.writes() {
+                let _ = poll_then_drop(writes.begin_with("BEGIN IMMEDIATE"), times).await;
+            }
             let mut revision = current_revision(&db).await;
             let tools = repo::tools::list_for_app(&db, app_id).await.unwrap();
             if tools.iter().any(|tool| tool.id == "get_todos") {
