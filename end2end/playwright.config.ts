@@ -29,15 +29,8 @@ export default defineConfig({
     launchOptions: {
       // Debian's Chromium; Playwright never downloads a browser here.
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
+      // Shared with the first visit `make bench` measures (bench/journey.mjs).
+      args: JSON.parse(fs.readFileSync(path.join(__dirname, "chromium-args.json"), "utf8")),
     },
   },
   projects: [

@@ -9,6 +9,7 @@
 // `make bench` runs it against its server (scripts/bench.py).
 import { chromium, expect as baseExpect } from "@playwright/test";
 import http from "node:http";
+import { readFileSync } from "node:fs";
 
 const base = process.argv[2];
 if (!base) {
@@ -27,15 +28,7 @@ const packageName = `com.example.journey${unique}`;
 const browser = await chromium.launch({
   // Debian's Chromium, with the flags of the end-to-end tests (playwright.config.ts).
   executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-  args: [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-  ],
+  args: JSON.parse(readFileSync(new URL("../chromium-args.json", import.meta.url), "utf8")),
 });
 
 let step = "";
