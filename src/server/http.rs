@@ -224,10 +224,6 @@ mod tests {
             static_file_cache_policy("/pkg/toolwright.Ab3_-x9Zq0Kd7LmN2pQr4w.js"),
             year
         );
-        assert_eq!(
-            static_file_cache_policy("/pkg/__wasm_split.Ab3_-x9Zq0Kd7LmN2pQr4w.js"),
-            year
-        );
         assert_eq!(static_file_cache_policy("/pkg/toolwright.wasm"), revalidate);
         assert_eq!(static_file_cache_policy("/pkg/toolwright.css"), revalidate);
         // Too short, or a character base64url does not have.
