@@ -20,16 +20,17 @@ fn hasher() -> Argon2<'static> {
 }
 
 /// Hashing is CPU work that takes tens of milliseconds: it runs on tokio's
-/// blocking threads, never the async runtime's, and no more hashes run at
-/// once than there are cores — a burst of log-ins waits in line here rather
-/// than taking every core (and 19 MiB each) from the other requests.
+/// blocking threads, never the async runtime's, and at most one hash fewer
+/// than there are cores runs at once (one on a single core) — a burst of
+/// log-ins waits in line here while one core stays free for the pages,
+/// saves and health checks of everyone else.
 async fn off_the_runtime<T: Send + 'static>(
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, AppError> {
     static HASHING: OnceLock<Arc<Semaphore>> = OnceLock::new();
     let hashing = HASHING.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Arc::new(Semaphore::new(cores))
+        Arc::new(Semaphore::new(cores.saturating_sub(1).max(1)))
     });
     let permit = hashing
         .clone()
