@@ -19,6 +19,11 @@ fn hasher() -> Argon2<'static> {
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
 }
 
+/// How many hashes may run at once on `cores` cores (see [`off_the_runtime`]).
+fn hashes_at_once(cores: usize) -> usize {
+    cores.saturating_sub(1).max(1)
+}
+
 /// Hashing is CPU work that takes tens of milliseconds: it runs on tokio's
 /// blocking threads, never the async runtime's, and at most one hash fewer
 /// than there are cores runs at once (one on a single core) — a burst of
@@ -30,7 +35,7 @@ async fn off_the_runtime<T: Send + 'static>(
     static HASHING: OnceLock<Arc<Semaphore>> = OnceLock::new();
     let hashing = HASHING.get_or_init(|| {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Arc::new(Semaphore::new(cores.saturating_sub(1).max(1)))
+        Arc::new(Semaphore::new(hashes_at_once(cores)))
     });
     let permit = hashing
         .clone()
@@ -98,6 +103,13 @@ pub async fn warm_up() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_ins_leave_a_core_to_everyone_else() {
+        assert_eq!(hashes_at_once(1), 1, "a single core still hashes");
+        assert_eq!(hashes_at_once(2), 1);
+        assert_eq!(hashes_at_once(8), 7);
+    }
 
     #[tokio::test]
     async fn a_hash_is_argon2id_at_owasp_parameters_and_verifies() {
