@@ -40,8 +40,8 @@ def log(message):
     print(f"==> {message}", file=sys.stderr, flush=True)
 
 
-def helper(*args, env=None):
-    out = subprocess.run([str(HELPER), *args], check=True, capture_output=True, text=True, env=env)
+def helper(*args):
+    out = subprocess.run([str(HELPER), *args], check=True, capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
