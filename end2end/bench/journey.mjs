@@ -100,8 +100,8 @@ try {
   step = "add a tool";
   const tools = page.locator("section").filter({ has: page.getByRole("heading", { name: "AI Tools", exact: true }) });
   const editor = page.getByRole("form", { name: "Tool editor", exact: true });
-  // The first click wakes the island (its code is fetched then); a click
-  // before it is awake is held and replayed, and asked again if it is lost.
+  // A click before the tools island has hydrated is lost (as it would be
+  // for a person, who clicks again): ask again until the editor opens.
   await expect(async () => {
     await tools.getByRole("button", { name: "Add tool", exact: true }).click({ timeout: 2_000 });
     await expect(editor).toBeVisible({ timeout: 1_000 });

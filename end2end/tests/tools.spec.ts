@@ -1,5 +1,5 @@
 import { test, expect, type Page } from "@playwright/test";
-import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
 import { openUntouched } from "../fixtures/islands";
@@ -18,6 +18,8 @@ test.describe("the AI Tools editor @js-only", () => {
   test.beforeEach(async ({ page }) => {
     await signUp(page);
     await createApp(page, { packageName: uniquePackage(), name: "Todo App", serverUrl: "https://todo.example.com" });
+    // The editor opens only once the tools island has hydrated.
+    await waitForHydration(page, "section.tools[data-hydrated]");
   });
 
   test("build the seed's Todo App, reload, and edit it", async ({ page }) => {
