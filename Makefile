@@ -1,5 +1,5 @@
 # The two commands of README.md, and a few helpers for working on the console.
-.PHONY: run test bench check fmt
+.PHONY: run test bench check fmt screenshots
 
 ## Build in release mode and serve the console on http://127.0.0.1:3000.
 run:
@@ -20,3 +20,7 @@ check:
 
 fmt:
 	cargo fmt
+
+## Regenerate the README's screenshots (docs/screenshots/) from a fresh build.
+screenshots:
+	@scripts/screenshots.sh

@@ -64,7 +64,8 @@ test.describe("the AI Tools editor @js-only", () => {
 
     await form.getByLabel("Title", { exact: true }).fill("Add a to-do");
     await form.getByLabel("Max calls", { exact: true }).fill("3");
-    await form.getByLabel("Idempotent", { exact: true }).check();
+    await form.getByLabel("Idempotent", { exact: true }).selectOption("Yes");
+    await form.getByLabel("Open world", { exact: true }).selectOption("No");
     await form.getByRole("button", { name: "Save tool", exact: true }).click();
     await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
 
@@ -72,8 +73,9 @@ test.describe("the AI Tools editor @js-only", () => {
     await toolCard(page, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
     await expect(editor(page).getByLabel("Title", { exact: true })).toHaveValue("Add a to-do");
     await expect(editor(page).getByLabel("Max calls", { exact: true })).toHaveValue("3");
-    await expect(editor(page).getByLabel("Idempotent", { exact: true })).toBeChecked();
-    await expect(editor(page).getByLabel("Read-only", { exact: true })).not.toBeChecked();
+    await expect(editor(page).getByLabel("Idempotent", { exact: true })).toHaveValue("yes");
+    await expect(editor(page).getByLabel("Open world", { exact: true })).toHaveValue("no");
+    await expect(editor(page).getByLabel("Read-only", { exact: true })).toHaveValue("");
   });
 
   test("messy phrases are saved as their normalised list", async ({ page }) => {

@@ -42,7 +42,7 @@ test.describe("try a tool @js-only", () => {
     ];
     let revision = 1;
     for (const tool of tools) {
-      const draft = { activation_phrases: "", title: "", max_calls: "", read_only: false, destructive: false, idempotent: false, open_world: false, ...tool };
+      const draft = { activation_phrases: "", title: "", max_calls: "", hints: {}, ...tool };
       const saved = await page.request.post("/api/tools/save", { data: { package_name: packageName, revision, original_id: null, draft } });
       expect(saved.ok(), await saved.text()).toBeTruthy();
       revision = (await saved.json()).revision;

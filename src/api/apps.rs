@@ -4,6 +4,7 @@
 use super::AppError;
 use crate::domain::{
     app::{AppDetails, AppSummary},
+    checks::Checks,
     keys::ApiKeySummary,
     tool::ToolSummary,
 };
@@ -33,12 +34,26 @@ pub async fn get_app(package_name: String) -> Result<AppDetails, AppError> {
 }
 
 /// Everything the app's page shows, loaded with one ownership check.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AppPage {
     pub app: AppDetails,
     /// At a glance: a whole tool is fetched when it is edited.
     pub tools: Vec<ToolSummary>,
     pub keys: Vec<ApiKeySummary>,
+    pub checks: Checks,
+}
+
+/// The readiness checks of one of the signed-in developer's apps, as it is
+/// now: the app page asks again after each change.
+#[server(prefix = "/api", endpoint = "apps/checks")]
+pub async fn get_checks(package_name: String) -> Result<Checks, AppError> {
+    use crate::{api::context, domain::checks, server::repo};
+    let state = context::state()?;
+    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let config = repo::apps::load_config(&state.db, &app)
+        .await
+        .map_err(context::internal)?;
+    Ok(checks::check(&config))
 }
 
 #[server(prefix = "/api", endpoint = "apps/page")]
@@ -46,13 +61,11 @@ pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
     use crate::{api::context, server::repo};
     let state = context::state()?;
     let (_, app) = context::owned_app(&state, &package_name).await?;
-    let tools = repo::apps::load_config(&state.db, &app)
+    let config = repo::apps::load_config(&state.db, &app)
         .await
-        .map_err(context::internal)?
-        .tools
-        .iter()
-        .map(ToolSummary::of)
-        .collect();
+        .map_err(context::internal)?;
+    let tools = config.tools.iter().map(ToolSummary::of).collect();
+    let checks = crate::domain::checks::check(&config);
     let keys = repo::api_keys::list_for_app(&state.db, app.id)
         .await
         .map_err(context::internal)?;
@@ -60,6 +73,7 @@ pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
         app: app.details,
         tools,
         keys,
+        checks,
     })
 }
 

@@ -75,7 +75,13 @@ pub async fn save_tool(
     .await
     .map_err(context::internal)?;
     tracing::info!(developer = developer.id, package = %package_name, tool = %tool.id, "tool saved");
-    outcome(written, ToolEdit::Save { original_id, tool })
+    outcome(
+        written,
+        ToolEdit::Save {
+            original_id,
+            tool: Box::new(tool),
+        },
+    )
 }
 
 #[server(prefix = "/api", endpoint = "tools/delete", input = Json)]

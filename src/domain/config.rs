@@ -1,7 +1,10 @@
 //! The canonical form of an app's configuration: what every export renders,
 //! what an import produces, what a revision keeps.
 
-use crate::domain::{app::AppDetails, tool::Tool};
+use crate::domain::{
+    app::AppDetails,
+    tool::{KeptKeys, Tool},
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -14,8 +17,23 @@ pub struct AppConfig {
     /// given back by the `mentra` export (the console does not edit it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<serde_json::Value>,
+    /// The imported file's other app keys the console does not edit
+    /// (`permissions`, `webviewURL`, …), given back by `mentra` and `tpa`.
+    #[serde(default, skip_serializing_if = "KeptKeys::is_empty")]
+    pub extra: KeptKeys,
     pub tools: Vec<Tool>,
 }
+
+/// The keys of a Mentra `app_config.json` that the console edits or
+/// renders itself.
+pub const APP_CONFIG_KEYS: [&str; 6] = [
+    "name",
+    "description",
+    "version",
+    "publicUrl",
+    "settings",
+    "tools",
+];
 
 impl AppConfig {
     /// Whether the app's own fields here (name, description, version,
@@ -49,6 +67,7 @@ mod fields_tests {
             version: "1.0.0".into(),
             public_url: "https://todo.example.com".into(),
             settings: Some(serde_json::json!([])),
+            extra: KeptKeys::new(),
             tools: vec![Tool::default()],
         };
         assert!(

@@ -8,10 +8,13 @@
 
 use crate::domain::{
     app::{is_valid_version, url_problem, NAME_MAX},
-    config::AppConfig,
+    config::{AppConfig, APP_CONFIG_KEYS},
     export::{llm_description, ExportOptions},
     lists::{parse_enum_values, parse_phrases},
-    tool::{FieldNames, ParamType, Parameter, Tool, ToolHints},
+    tool::{
+        FieldNames, HintKind, KeptKeys, ParamType, Parameter, Tool, ToolHints,
+        PARAMETER_SCHEMA_KEYS, TOOL_SCHEMA_KEYS,
+    },
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -68,6 +71,8 @@ pub struct Imported {
     pub version: Option<String>,
     pub public_url: Option<String>,
     pub settings: Option<Value>,
+    /// The file's other app keys, kept verbatim (Mentra and TPA files).
+    pub extra: KeptKeys,
     pub tools: Vec<Tool>,
     /// Keys that were present but are not the console's to manage.
     pub warnings: Vec<Problem>,
@@ -153,6 +158,7 @@ pub fn parse(bytes: &[u8]) -> Result<Imported, Rejected> {
         version: None,
         public_url: None,
         settings: None,
+        extra: KeptKeys::new(),
         tools: Vec::new(),
         warnings: Vec::new(),
     };
@@ -313,24 +319,6 @@ impl FieldNames for JsonPaths {
     }
 }
 
-const APP_KEYS: [&str; 6] = [
-    "name",
-    "description",
-    "version",
-    "publicUrl",
-    "settings",
-    "tools",
-];
-/// Mentra app fields the console does not manage.
-const FOREIGN_APP_KEYS: [&str; 6] = [
-    "logoURL",
-    "webviewURL",
-    "permissions",
-    "appType",
-    "hardwareRequirements",
-    "packageName",
-];
-
 fn read_app_fields(root: &Map<String, Value>, imported: &mut Imported, report: &mut Report) {
     if let Some(value) = root.get("name") {
         match value.as_str().map(str::trim) {
@@ -381,13 +369,7 @@ fn read_app_fields(root: &Map<String, Value>, imported: &mut Imported, report: &
             report.error("settings", "must be an array");
         }
     }
-    for key in root.keys() {
-        if FOREIGN_APP_KEYS.contains(&key.as_str()) {
-            report.warn(key, "is not managed by Toolwright; ignored");
-        } else if !APP_KEYS.contains(&key.as_str()) {
-            report.warn(key, "is not a known key; ignored");
-        }
-    }
+    imported.extra = kept_keys(root, &APP_CONFIG_KEYS);
 }
 
 fn read_string(
@@ -484,6 +466,15 @@ fn normalized_enum(list: Vec<String>, path: &str, report: &mut Report) -> Vec<St
     kept
 }
 
+/// The keys of `object` the console does not edit, verbatim and in order.
+fn kept_keys(object: &Map<String, Value>, edited: &[&str]) -> KeptKeys {
+    object
+        .iter()
+        .filter(|(key, _)| !edited.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect()
+}
+
 fn warn_unknown(object: &Map<String, Value>, known: &[&str], path: &str, report: &mut Report) {
     for key in object.keys().filter(|k| !known.contains(&k.as_str())) {
         report.warn(format!("{path}.{key}"), "is not a known key; ignored");
@@ -495,12 +486,6 @@ fn read_mentra_tool(value: &Value, path: &str, report: &mut Report) -> Option<To
         report.error(path, "must be an object");
         return None;
     };
-    warn_unknown(
-        object,
-        &["id", "description", "activationPhrases", "parameters"],
-        path,
-        report,
-    );
     let id = read_string(object.get("id"), &format!("{path}.id"), true, report);
     let description = read_string(
         object.get("description"),
@@ -524,12 +509,6 @@ fn read_mentra_tool(value: &Value, path: &str, report: &mut Report) -> Option<To
                     report.error(&param_path, "must be an object with type and description");
                     continue;
                 };
-                warn_unknown(
-                    spec,
-                    &["type", "description", "enum", "required"],
-                    &param_path,
-                    report,
-                );
                 let param_type =
                     read_param_type(spec.get("type"), &format!("{param_path}.type"), report);
                 let description = read_string(
@@ -556,6 +535,7 @@ fn read_mentra_tool(value: &Value, path: &str, report: &mut Report) -> Option<To
                         description,
                         required,
                         enum_values,
+                        extra: kept_keys(spec, &PARAMETER_SCHEMA_KEYS),
                     });
                 }
             }
@@ -574,6 +554,7 @@ fn read_mentra_tool(value: &Value, path: &str, report: &mut Report) -> Option<To
         description: description.unwrap_or_default(),
         activation_phrases: phrases.unwrap_or_default(),
         parameters,
+        extra: kept_keys(object, &TOOL_SCHEMA_KEYS),
         ..Tool::default()
     })
 }
@@ -620,6 +601,7 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
             warn_unknown(
                 map,
                 &[
+                    "title",
                     "readOnlyHint",
                     "destructiveHint",
                     "idempotentHint",
@@ -635,19 +617,31 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
             None
         }
     };
-    let hint = |key: &str, report: &mut Report| {
-        read_bool(
-            annotations.and_then(|a| a.get(key)),
-            &format!("{path}.annotations.{key}"),
+    // An absent hint is not set (what a client would read as the
+    // protocol's default); true and false are the author's decision.
+    let mut hints = ToolHints::default();
+    for kind in HintKind::ALL {
+        let hint_path = format!("{path}.annotations.{}", kind.mcp_key());
+        let value = match annotations.and_then(|a| a.get(kind.mcp_key())) {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => {
+                report.error(hint_path, "must be true or false");
+                None
+            }
+        };
+        hints.set(kind, value);
+    }
+    // Clients of the earlier MCP revision read the title from annotations.
+    let title = title.or_else(|| {
+        read_string(
+            annotations.and_then(|a| a.get("title")),
+            &format!("{path}.annotations.title"),
+            false,
             report,
         )
-    };
-    let hints = ToolHints {
-        read_only: hint("readOnlyHint", report),
-        destructive: hint("destructiveHint", report),
-        idempotent: hint("idempotentHint", report),
-        open_world: hint("openWorldHint", report),
-    };
+        .filter(|t| !t.is_empty())
+    });
 
     let schema_path = format!("{path}.inputSchema");
     let mut parameters = Vec::new();
@@ -716,6 +710,7 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
                             description,
                             required: required.contains(&name.as_str()),
                             enum_values,
+                            extra: KeptKeys::new(),
                         });
                     }
                 }
@@ -751,28 +746,38 @@ fn read_mcp_tool(value: &Value, path: &str, report: &mut Report) -> Option<Tool>
         title,
         max_calls: None,
         hints,
+        extra: KeptKeys::new(),
     })
 }
 
 /// The app as it would be after the import: the file's fields where it has
 /// them, the app's own otherwise. What a format cannot carry (titles, max
-/// calls and hints in Mentra's formats; max calls in MCP) is kept from the
-/// stored tool of the same id, so a round trip through a simpler format
-/// loses nothing.
+/// calls and hints in Mentra's formats; max calls and the kept keys of a
+/// Mentra file in MCP) is kept from the stored tool of the same id, so a
+/// round trip through a simpler format loses nothing.
 pub fn merge(current: &AppConfig, imported: &Imported) -> AppConfig {
+    let from_mcp = imported.format == SourceFormat::Mcp;
     let tools = imported
         .tools
         .iter()
         .map(|tool| {
             let mut tool = tool.clone();
             if let Some(existing) = current.tools.iter().find(|t| t.id == tool.id) {
-                match imported.format {
-                    SourceFormat::Mentra | SourceFormat::Tpa => {
-                        tool.title = existing.title.clone();
-                        tool.max_calls = existing.max_calls;
-                        tool.hints = existing.hints;
+                tool.max_calls = existing.max_calls;
+                if from_mcp {
+                    tool.extra = existing.extra.clone();
+                    for parameter in &mut tool.parameters {
+                        if let Some(stored) = existing
+                            .parameters
+                            .iter()
+                            .find(|p| p.name == parameter.name)
+                        {
+                            parameter.extra = stored.extra.clone();
+                        }
                     }
-                    SourceFormat::Mcp => tool.max_calls = existing.max_calls,
+                } else {
+                    tool.title = existing.title.clone();
+                    tool.hints = existing.hints;
                 }
             }
             tool
@@ -799,6 +804,12 @@ pub fn merge(current: &AppConfig, imported: &Imported) -> AppConfig {
             .settings
             .clone()
             .or_else(|| current.settings.clone()),
+        // A Mentra or TPA file is the whole app: its kept keys are the app's.
+        extra: if from_mcp {
+            current.extra.clone()
+        } else {
+            imported.extra.clone()
+        },
         tools,
     }
 }
@@ -821,6 +832,8 @@ pub struct ImportPreview {
     pub unchanged: usize,
     pub order_changed: bool,
     pub settings_changed: bool,
+    /// The app keys kept from a file (not edited here) that would change.
+    pub kept_changed: Vec<String>,
 }
 
 impl ImportPreview {
@@ -831,6 +844,7 @@ impl ImportPreview {
             && self.removed.is_empty()
             && !self.order_changed
             && !self.settings_changed
+            && self.kept_changed.is_empty()
     }
 }
 
@@ -848,6 +862,7 @@ pub fn preview(current: &AppConfig, next: &AppConfig) -> ImportPreview {
     field("Version", &current.version, &next.version);
     field("Server URL", &current.public_url, &next.public_url);
     out.settings_changed = !same_settings(&current.settings, &next.settings);
+    out.kept_changed = changed_keys(&current.extra, &next.extra);
 
     for tool in &next.tools {
         match current.tools.iter().find(|t| t.id == tool.id) {
@@ -884,6 +899,17 @@ fn same_settings(a: &Option<Value>, b: &Option<Value>) -> bool {
             .is_none_or(|v| v.as_array().is_some_and(Vec::is_empty))
     };
     a == b || (empty(a) && empty(b))
+}
+
+/// The keys added, removed or changed from `old` to `new`, in order.
+fn changed_keys(old: &KeptKeys, new: &KeptKeys) -> Vec<String> {
+    let mut keys: Vec<String> = new
+        .iter()
+        .filter(|(key, value)| old.get(*key) != Some(*value))
+        .map(|(key, _)| key.clone())
+        .collect();
+    keys.extend(old.keys().filter(|key| !new.contains_key(*key)).cloned());
+    keys
 }
 
 fn shown(text: &str) -> String {
@@ -948,6 +974,9 @@ fn tool_changes(old: &Tool, new: &Tool) -> Vec<String> {
                 if before.enum_values != param.enum_values {
                     what.push("allowed values changed".to_owned());
                 }
+                if before.extra != param.extra {
+                    what.push("keys kept from the file changed".to_owned());
+                }
                 changes.push(format!("parameter {}: {}", param.name, what.join(", ")));
             }
             Some(_) => {}
@@ -973,9 +1002,10 @@ fn tool_changes(old: &Tool, new: &Tool) -> Vec<String> {
     if old.title != new.title {
         changes.push("title changed".to_owned());
     }
-    if old.hints != new.hints {
-        changes.push("hints changed".to_owned());
+    for key in changed_keys(&old.extra, &new.extra) {
+        changes.push(format!("{key} changed (kept from the file)"));
     }
+    changes.extend(new.hints.changes_from(&old.hints));
     if changes.is_empty() {
         changes.push("changed".to_owned());
     }

@@ -7,6 +7,7 @@
 
 pub mod account;
 pub mod app;
+pub mod checks;
 pub mod config;
 pub mod diff;
 pub mod error;

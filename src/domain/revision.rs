@@ -10,8 +10,9 @@ pub enum Change {
     CreatedApp,
     EditedDetails,
     AddedTool(String),
-    /// Edited the tool now called `.1`, formerly `.0`.
-    EditedTool(String, String),
+    /// Edited the tool now called `.1`, formerly `.0`; `.2` says how its
+    /// hints changed, in words (the snapshot's diff shows the rest).
+    EditedTool(String, String, Vec<String>),
     DeletedTool(String),
     MovedTool(String, MoveDirection),
     Imported {
@@ -26,8 +27,17 @@ impl Change {
             Change::CreatedApp => "Created the app".to_owned(),
             Change::EditedDetails => "Edited the app's details".to_owned(),
             Change::AddedTool(id) => format!("Added tool {id}"),
-            Change::EditedTool(old, new) if old == new => format!("Edited tool {new}"),
-            Change::EditedTool(old, new) => format!("Edited tool {new} (was {old})"),
+            Change::EditedTool(old, new, hints) => {
+                let mut summary = format!("Edited tool {new}");
+                if old != new {
+                    summary.push_str(&format!(" (was {old})"));
+                }
+                if !hints.is_empty() {
+                    summary.push_str(": ");
+                    summary.push_str(&hints.join("; "));
+                }
+                summary
+            }
             Change::DeletedTool(id) => format!("Deleted tool {id}"),
             Change::MovedTool(id, MoveDirection::Up) => format!("Moved tool {id} up"),
             Change::MovedTool(id, MoveDirection::Down) => format!("Moved tool {id} down"),
@@ -71,12 +81,24 @@ mod tests {
             "Added tool add_todo"
         );
         assert_eq!(
-            Change::EditedTool("add_todo".into(), "add_todo".into()).summary(),
+            Change::EditedTool("add_todo".into(), "add_todo".into(), vec![]).summary(),
             "Edited tool add_todo"
         );
         assert_eq!(
-            Change::EditedTool("add".into(), "add_todo".into()).summary(),
+            Change::EditedTool("add".into(), "add_todo".into(), vec![]).summary(),
             "Edited tool add_todo (was add)"
+        );
+        assert_eq!(
+            Change::EditedTool(
+                "add_todo".into(),
+                "add_todo".into(),
+                vec![
+                    "Read-only: not set → yes".into(),
+                    "Open world: yes → no".into()
+                ]
+            )
+            .summary(),
+            "Edited tool add_todo: Read-only: not set → yes; Open world: yes → no"
         );
         assert_eq!(Change::DeletedTool("x".into()).summary(), "Deleted tool x");
         assert_eq!(

@@ -6,6 +6,7 @@ use crate::domain::{
     FieldErrors,
 };
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use std::borrow::Cow;
 use validator::{Validate, ValidationError, ValidationErrors, ValidationErrorsKind};
 
@@ -21,6 +22,17 @@ pub const ENUM_VALUE_MAX_CHARS: usize = 100;
 pub const ENUM_VALUES_MAX: usize = 100;
 /// Tambo reserves parameter names with this prefix.
 pub const RESERVED_PARAM_PREFIX: &str = "_tambo_";
+
+/// Keys of an imported Mentra or TPA file that the console does not edit
+/// (on the app, a tool or a parameter), verbatim and in the file's order:
+/// the `mentra` and `tpa` exports give them back, so an import, an edit and
+/// an export lose nothing.
+pub type KeptKeys = Map<String, Value>;
+
+/// The keys a Mentra `ToolSchema` has that the console edits.
+pub const TOOL_SCHEMA_KEYS: [&str; 4] = ["id", "description", "activationPhrases", "parameters"];
+/// The keys of a Mentra parameter that the console edits.
+pub const PARAMETER_SCHEMA_KEYS: [&str; 4] = ["type", "description", "enum", "required"];
 
 /// The JSON type of a parameter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -175,7 +187,7 @@ pub enum ToolEdit {
     /// of the tool now called `original_id`.
     Save {
         original_id: Option<String>,
-        tool: Tool,
+        tool: Box<Tool>,
     },
     Delete(String),
     Move(String, MoveDirection),
@@ -274,18 +286,182 @@ impl ToolEdit {
     }
 }
 
-/// The MCP annotations (and Tambo's streamable hint) of a tool.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The MCP annotations (and Tambo's streamable hint) of a tool, each as the
+/// author decided it: `None` is "not set", `Some(true)` yes, `Some(false)`
+/// no. Not set is not no: an MCP client reads an absent hint as the
+/// protocol's default (destructive, open world), so the author decides each.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct ToolHints {
-    pub read_only: bool,
-    pub destructive: bool,
-    pub idempotent: bool,
-    pub open_world: bool,
+    #[serde(rename = "readOnly", skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    #[serde(rename = "openWorld", skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+/// One of the four hints, for the places that go through them in turn (the
+/// editor's selects, the checks, the history's words).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HintKind {
+    ReadOnly,
+    Destructive,
+    Idempotent,
+    OpenWorld,
+}
+
+impl HintKind {
+    pub const ALL: [HintKind; 4] = [
+        HintKind::ReadOnly,
+        HintKind::Destructive,
+        HintKind::Idempotent,
+        HintKind::OpenWorld,
+    ];
+
+    /// The editor's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            HintKind::ReadOnly => "Read-only",
+            HintKind::Destructive => "Destructive",
+            HintKind::Idempotent => "Idempotent",
+            HintKind::OpenWorld => "Open world",
+        }
+    }
+
+    /// The key in paths (`tools[0].hints.readOnly`) and revisions.
+    pub fn key(self) -> &'static str {
+        match self {
+            HintKind::ReadOnly => "readOnly",
+            HintKind::Destructive => "destructive",
+            HintKind::Idempotent => "idempotent",
+            HintKind::OpenWorld => "openWorld",
+        }
+    }
+
+    /// MCP's name for it in `annotations`.
+    pub fn mcp_key(self) -> &'static str {
+        match self {
+            HintKind::ReadOnly => "readOnlyHint",
+            HintKind::Destructive => "destructiveHint",
+            HintKind::Idempotent => "idempotentHint",
+            HintKind::OpenWorld => "openWorldHint",
+        }
+    }
+}
+
+/// A hint's value in words: "not set", "yes", "no".
+pub fn hint_word(value: Option<bool>) -> &'static str {
+    match value {
+        None => "not set",
+        Some(true) => "yes",
+        Some(false) => "no",
+    }
+}
+
+/// A hint's value as the editor's select holds it ("", "yes", "no") back
+/// to the model; anything else is not set.
+pub fn parse_hint(text: &str) -> Option<bool> {
+    match text {
+        "yes" => Some(true),
+        "no" => Some(false),
+        _ => None,
+    }
+}
+
+/// The select's value for a hint: "", "yes" or "no".
+pub fn hint_value(value: Option<bool>) -> &'static str {
+    match value {
+        None => "",
+        Some(true) => "yes",
+        Some(false) => "no",
+    }
 }
 
 impl ToolHints {
-    pub fn any(&self) -> bool {
-        self.read_only || self.destructive || self.idempotent || self.open_world
+    pub fn get(&self, kind: HintKind) -> Option<bool> {
+        match kind {
+            HintKind::ReadOnly => self.read_only,
+            HintKind::Destructive => self.destructive,
+            HintKind::Idempotent => self.idempotent,
+            HintKind::OpenWorld => self.open_world,
+        }
+    }
+
+    pub fn set(&mut self, kind: HintKind, value: Option<bool>) {
+        let slot = match kind {
+            HintKind::ReadOnly => &mut self.read_only,
+            HintKind::Destructive => &mut self.destructive,
+            HintKind::Idempotent => &mut self.idempotent,
+            HintKind::OpenWorld => &mut self.open_world,
+        };
+        *slot = value;
+    }
+
+    /// Whether the author set any hint at all.
+    pub fn any_set(&self) -> bool {
+        HintKind::ALL
+            .into_iter()
+            .any(|kind| self.get(kind).is_some())
+    }
+
+    /// How the hints changed, in words: "Read-only: not set → yes".
+    pub fn changes_from(&self, before: &ToolHints) -> Vec<String> {
+        HintKind::ALL
+            .into_iter()
+            .filter(|kind| before.get(*kind) != self.get(*kind))
+            .map(|kind| {
+                format!(
+                    "{}: {} → {}",
+                    kind.label(),
+                    hint_word(before.get(kind)),
+                    hint_word(self.get(kind))
+                )
+            })
+            .collect()
+    }
+}
+
+impl<'de> Deserialize<'de> for ToolHints {
+    /// Reads hints as revisions keep them. Revisions recorded before hints
+    /// could be "no" kept four booleans (`read_only`, …) where `false` meant
+    /// nothing was decided; those read as yes or not set, as the database's
+    /// own hints were migrated.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Stored {
+            #[serde(rename = "readOnly")]
+            read_only: Option<bool>,
+            destructive: Option<bool>,
+            idempotent: Option<bool>,
+            #[serde(rename = "openWorld")]
+            open_world: Option<bool>,
+            #[serde(rename = "read_only")]
+            ticked_read_only: Option<bool>,
+            #[serde(rename = "open_world")]
+            ticked_open_world: Option<bool>,
+        }
+        let stored = Stored::deserialize(deserializer)?;
+        let ticked = |value: Option<bool>| value.filter(|ticked| *ticked);
+        // The old `destructive` and `idempotent` keys share the new names; an
+        // old record is told apart by its old `read_only` key.
+        let old = stored.ticked_read_only.is_some() || stored.ticked_open_world.is_some();
+        Ok(if old {
+            ToolHints {
+                read_only: ticked(stored.ticked_read_only),
+                destructive: ticked(stored.destructive),
+                idempotent: ticked(stored.idempotent),
+                open_world: ticked(stored.ticked_open_world),
+            }
+        } else {
+            ToolHints {
+                read_only: stored.read_only,
+                destructive: stored.destructive,
+                idempotent: stored.idempotent,
+                open_world: stored.open_world,
+            }
+        })
     }
 }
 
@@ -305,6 +481,9 @@ pub struct Parameter {
     /// Allowed values; empty means any value (only ever set on strings).
     #[validate(custom(function = "check_enum_values"))]
     pub enum_values: Vec<String>,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[validate(custom(function = "check_parameter_kept_keys"))]
+    pub extra: KeptKeys,
 }
 
 /// An AI tool, as stored and exported.
@@ -330,7 +509,11 @@ pub struct Tool {
         message = "Max calls is a whole number from 1 to 100"
     ))]
     pub max_calls: Option<u32>,
+    #[serde(default)]
     pub hints: ToolHints,
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    #[validate(custom(function = "check_tool_kept_keys"))]
+    pub extra: KeptKeys,
 }
 
 fn invalid(code: &'static str, message: String) -> ValidationError {
@@ -440,6 +623,26 @@ fn check_enum_values(values: &[String]) -> Result<(), ValidationError> {
         ));
     }
     Ok(())
+}
+
+/// Kept keys never stand in for a field the console edits: an export writes
+/// the field, and a second key of the same name would be ambiguous.
+fn check_kept_keys(kept: &KeptKeys, edited: &[&str]) -> Result<(), ValidationError> {
+    match kept.keys().find(|key| edited.contains(&key.as_str())) {
+        Some(key) => Err(invalid(
+            "kept_keys",
+            format!("“{key}” is edited in the console, not kept from a file"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn check_tool_kept_keys(kept: &KeptKeys) -> Result<(), ValidationError> {
+    check_kept_keys(kept, &TOOL_SCHEMA_KEYS)
+}
+
+fn check_parameter_kept_keys(kept: &KeptKeys) -> Result<(), ValidationError> {
+    check_kept_keys(kept, &PARAMETER_SCHEMA_KEYS)
 }
 
 fn prefix(text: &str) -> String {
@@ -569,6 +772,10 @@ pub struct ParameterDraft {
     pub required: bool,
     /// Comma-separated.
     pub allowed_values: String,
+    /// Carried through the editor untouched, so that editing an imported
+    /// tool keeps what its file had.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: KeptKeys,
 }
 
 /// A tool as the editor holds it, before it is parsed and checked.
@@ -580,11 +787,12 @@ pub struct ToolDraft {
     pub activation_phrases: String,
     pub title: String,
     pub max_calls: String,
-    pub read_only: bool,
-    pub destructive: bool,
-    pub idempotent: bool,
-    pub open_world: bool,
+    #[serde(default)]
+    pub hints: ToolHints,
     pub parameters: Vec<ParameterDraft>,
+    /// Carried through the editor untouched (see [`ParameterDraft::extra`]).
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub extra: KeptKeys,
 }
 
 impl ParameterDraft {
@@ -595,6 +803,7 @@ impl ParameterDraft {
             description: parameter.description.clone(),
             required: parameter.required,
             allowed_values: join_list(&parameter.enum_values),
+            extra: parameter.extra.clone(),
         }
     }
 }
@@ -608,15 +817,13 @@ impl ToolDraft {
             activation_phrases: join_list(&tool.activation_phrases),
             title: tool.title.clone().unwrap_or_default(),
             max_calls: tool.max_calls.map(|n| n.to_string()).unwrap_or_default(),
-            read_only: tool.hints.read_only,
-            destructive: tool.hints.destructive,
-            idempotent: tool.hints.idempotent,
-            open_world: tool.hints.open_world,
+            hints: tool.hints,
             parameters: tool
                 .parameters
                 .iter()
                 .map(ParameterDraft::from_parameter)
                 .collect(),
+            extra: tool.extra.clone(),
         }
     }
 
@@ -653,6 +860,7 @@ impl ToolDraft {
                     description: draft.description.trim().to_owned(),
                     required: draft.required,
                     enum_values: parse_enum_values(&draft.allowed_values),
+                    extra: draft.extra.clone(),
                 }
             })
             .collect();
@@ -663,12 +871,8 @@ impl ToolDraft {
             parameters,
             title,
             max_calls,
-            hints: ToolHints {
-                read_only: self.read_only,
-                destructive: self.destructive,
-                idempotent: self.idempotent,
-                open_world: self.open_world,
-            },
+            hints: self.hints,
+            extra: self.extra.clone(),
         };
         if let Err(found) = tool.check(&EditorFields) {
             for (field, messages) in found.iter() {

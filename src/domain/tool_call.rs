@@ -195,6 +195,7 @@ mod tests {
             description: "d".into(),
             required,
             enum_values: enum_values.iter().map(|v| v.to_string()).collect(),
+            extra: Default::default(),
         };
         Tool {
             id: "add_todo".into(),

@@ -4,6 +4,7 @@
 use super::{clock::now_ms, repo, repo::apps::StoredApp, state::AppState};
 use crate::{
     domain::account::CurrentDeveloper,
+    domain::checks,
     domain::export::{render_text, ExportOptions, Format},
 };
 use axum::body::Bytes;
@@ -153,31 +154,49 @@ fn unauthorized(message: &str) -> Response {
     response
 }
 
-/// `GET /api/v1/apps/{package}/config?format=KEY`: 401 without a live key,
-/// 404 for a key of another app (or an unknown app), 400 for an unknown format.
+/// The app of `package_name` if the request's API key is one of its live
+/// keys: otherwise 401 without a live key, 404 for a key of another app (or
+/// an unknown app), the same answer either way.
+async fn app_of_key(
+    state: &AppState,
+    package_name: &str,
+    headers: &HeaderMap,
+) -> Result<StoredApp, Response> {
+    let Some(key) = bearer(headers) else {
+        return Err(unauthorized(
+            "Send an API key: Authorization: Bearer <key>.",
+        ));
+    };
+    let key_app = match repo::api_keys::authenticate(&state.db, key, now_ms()).await {
+        Ok(Some(app_id)) => app_id,
+        Ok(None) => {
+            return Err(unauthorized(
+                "This API key is not valid (unknown or revoked).",
+            ))
+        }
+        Err(error) => return Err(internal(error)),
+    };
+    match repo::apps::find_by_package(&state.db, package_name).await {
+        Ok(Some(app)) if app.id == key_app => Ok(app),
+        Ok(_) => Err(json_error(
+            StatusCode::NOT_FOUND,
+            serde_json::json!({ "error": "Not found" }),
+        )),
+        Err(error) => Err(internal(error)),
+    }
+}
+
+/// `GET /api/v1/apps/{package}/config?format=KEY`: the export, for a key of
+/// the app (see [`app_of_key`]); 400 for an unknown format.
 pub async fn api_config(
     State(state): State<AppState>,
     Path(package_name): Path<String>,
     Query(query): Query<ExportQuery>,
     headers: HeaderMap,
 ) -> Response {
-    let Some(key) = bearer(&headers) else {
-        return unauthorized("Send an API key: Authorization: Bearer <key>.");
-    };
-    let key_app = match repo::api_keys::authenticate(&state.db, key, now_ms()).await {
-        Ok(Some(app_id)) => app_id,
-        Ok(None) => return unauthorized("This API key is not valid (unknown or revoked)."),
-        Err(error) => return internal(error),
-    };
-    let app = match repo::apps::find_by_package(&state.db, &package_name).await {
-        Ok(Some(app)) if app.id == key_app => app,
-        Ok(_) => {
-            return json_error(
-                StatusCode::NOT_FOUND,
-                serde_json::json!({ "error": "Not found" }),
-            )
-        }
-        Err(error) => return internal(error),
+    let app = match app_of_key(&state, &package_name, &headers).await {
+        Ok(app) => app,
+        Err(response) => return response,
     };
     let format = match query.format() {
         Ok(format) => format,
@@ -185,6 +204,24 @@ pub async fn api_config(
     };
     match rendered(&state, &app, format, query.options()).await {
         Ok(text) => export_response(text, format, false),
+        Err(error) => internal(error),
+    }
+}
+
+/// `GET /api/v1/apps/{package}/checks`: the app's findings and whether each
+/// export is ready, so that a CI job can fail a build on a blocker. The
+/// same key rule as the config API.
+pub async fn api_checks(
+    State(state): State<AppState>,
+    Path(package_name): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let app = match app_of_key(&state, &package_name, &headers).await {
+        Ok(app) => app,
+        Err(response) => return response,
+    };
+    match repo::apps::load_config(&state.db, &app).await {
+        Ok(config) => Json(checks::check(&config).to_json()).into_response(),
         Err(error) => internal(error),
     }
 }

@@ -42,15 +42,32 @@ pub fn page_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'stati
     }
 }
 
+/// `docs/exports.md`, which the export page and the checks link to: what
+/// each format does with each field.
+async fn exports_doc() -> impl axum::response::IntoResponse {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "text/plain; charset=utf-8",
+        )],
+        include_str!("../../docs/exports.md"),
+    )
+}
+
 /// The console's routes — `/healthz`, the export downloads and API, and
 /// `pages` (the Leptos pages and server functions, mounted by `app.rs`) —
 /// in the layers every request goes through.
 pub fn router(state: AppState, pages: Router<AppState>) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
+        .route("/docs/exports", get(exports_doc))
         .route(
             "/api/v1/apps/{package_name}/config",
             get(exports::api_config),
+        )
+        .route(
+            "/api/v1/apps/{package_name}/checks",
+            get(exports::api_checks),
         )
         .route(
             "/console/apps/{package_name}/export/download",

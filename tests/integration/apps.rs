@@ -241,8 +241,7 @@ async fn fields_loaded_before_a_tool_change_save_on_top_of_it_but_not_over_a_cha
         "/api/tools/save",
         serde_json::json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": {
             "tool_id": "add_todo", "description": "Add a new to-do item", "activation_phrases": "",
-            "title": "", "max_calls": "", "read_only": false, "destructive": false, "idempotent": false,
-            "open_world": false, "parameters": []
+            "title": "", "max_calls": "", "hints": {}, "parameters": []
         }}),
     )
     .await;

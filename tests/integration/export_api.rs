@@ -27,7 +27,7 @@ async fn developer_with_app(server: &TestServer, email: &str, package: &str) -> 
         "/api/tools/save",
         json!({"package_name": package, "revision": 1, "original_id": null, "draft": {
             "tool_id": "add_todo", "description": "Add a new to-do item", "activation_phrases": "add a reminder",
-            "title": "", "max_calls": "", "read_only": false, "destructive": false, "idempotent": false, "open_world": false,
+            "title": "", "max_calls": "", "hints": {"readOnly": false},
             "parameters": [{"name": "todo_item", "param_type": "string", "description": "The to-do item text", "required": true, "allowed_values": ""}]
         }}),
     )
@@ -365,7 +365,7 @@ async fn a_new_app_never_gets_the_export_of_a_deleted_one() {
         "/api/tools/save",
         json!({"package_name": "com.example.bob", "revision": 1, "original_id": null, "draft": {
             "tool_id": "say_hello", "description": "Say hello", "activation_phrases": "",
-            "title": "", "max_calls": "", "read_only": false, "destructive": false, "idempotent": false, "open_world": false,
+            "title": "", "max_calls": "", "hints": {"readOnly": false},
             "parameters": []
         }}),
     )
@@ -384,4 +384,62 @@ async fn a_new_app_never_gets_the_export_of_a_deleted_one() {
     assert!(export.contains("Bob's App"), "{export}");
     assert!(!export.contains("Todo App"), "{export}");
     server.stop().await;
+}
+
+#[tokio::test]
+async fn the_checks_api_answers_a_key_of_the_app_and_nobody_else() {
+    for db in TestDatabase::all().await {
+        let label = db.label();
+        let server = TestServer::start(db).await;
+        let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+        let bob = developer_with_app(&server, "bob@example.com", "com.example.other").await;
+        let key = create_key(&alice, "com.example.todo", "CI").await;
+        let bobs_key = create_key(&bob, "com.example.other", "CI").await;
+        let path = "/api/v1/apps/com.example.todo/checks";
+
+        let response = api_get(&server, path, None).await;
+        assert_eq!(response.status(), 401, "{label}");
+        assert!(response.headers().contains_key("www-authenticate"));
+        let tampered = format!("{}x", &key[..key.len() - 1]);
+        assert_eq!(api_get(&server, path, Some(&tampered)).await.status(), 401);
+        assert_eq!(api_get(&server, path, Some(&bobs_key)).await.status(), 404);
+
+        let response = api_get(&server, path, Some(&key)).await;
+        assert_eq!(response.status(), 200, "{label}");
+        let body: Value = response.json().await.unwrap();
+        let ready: Vec<&String> = body["ready"].as_object().unwrap().keys().collect();
+        assert_eq!(
+            ready,
+            [
+                "mentra",
+                "tpa",
+                "mcp",
+                "openai",
+                "anthropic",
+                "gemini",
+                "tambo"
+            ]
+        );
+        // Read-only is decided ("no"); Destructive and Open world are not.
+        assert_eq!(body["ready"]["mcp"], json!(false));
+        assert_eq!(body["ready"]["mentra"], json!(true));
+        let paths: Vec<&str> = body["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap())
+            .collect();
+        assert!(paths.contains(&"tools[0].hints.destructive"), "{paths:?}");
+        assert!(paths.contains(&"tools[0].hints.openWorld"), "{paths:?}");
+        assert!(!paths.contains(&"tools[0].hints.readOnly"), "{paths:?}");
+        let destructive = body["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["path"] == "tools[0].hints.destructive")
+            .unwrap();
+        assert_eq!(destructive["severity"], json!("blocker"));
+        assert_eq!(destructive["consumers"], json!(["mcp"]));
+        server.stop().await;
+    }
 }

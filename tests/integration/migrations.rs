@@ -132,3 +132,74 @@ async fn a_sqlite_database_from_before_developer_ids_goes_on_after_its_highest_i
     assert_eq!(next, 4);
     db.close().await;
 }
+
+/// The migrations of `backend` whose file names sort before `before`.
+fn migration_files(backend: &str, before: &str) -> Vec<String> {
+    let dir = format!("{}/migrations/{backend}", env!("CARGO_MANIFEST_DIR"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.as_str() < before)
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| std::fs::read_to_string(format!("{dir}/{name}")).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn ticked_hints_become_yes_and_unticked_ones_not_set() {
+    use toolwright::domain::tool::ToolHints;
+    const DECIDED: &str = "0012";
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = Db::connect(&test_db.config()).await.expect("connect");
+        // The schema as it was before hints could be "no", with a tool of each kind.
+        for sql in migration_files(label, DECIDED) {
+            on_db!(&db, pool => sqlx::raw_sql(&sql).execute(pool).await.map(|_| ()))
+                .expect("old migration");
+        }
+        let seed = "\
+            INSERT INTO developers (email, password_hash, created_at) VALUES ('a@example.com', 'h', 0);
+            INSERT INTO apps (owner_id, package_name, name, version, public_url, created_at, updated_at)
+                SELECT id, 'com.example.todo', 'Todo', '1.0.0', 'https://todo.example.com', 0, 0
+                FROM developers;
+            INSERT INTO tools (app_id, position, tool_id, description, read_only, destructive, idempotent, open_world)
+                SELECT id, 0, 'lookup', 'Looks up', TRUE, FALSE, TRUE, FALSE FROM apps;
+            INSERT INTO tools (app_id, position, tool_id, description, read_only, destructive, idempotent, open_world)
+                SELECT id, 1, 'plain', 'Nothing ticked', FALSE, FALSE, FALSE, FALSE FROM apps;
+            INSERT INTO tool_parameters (tool_id, position, name, param_type, description)
+                SELECT id, 0, 'q', 'string', 'What' FROM tools WHERE tool_id = 'lookup';";
+        on_db!(&db, pool => sqlx::raw_sql(seed).execute(pool).await.map(|_| ())).expect("seed");
+        for sql in migration_files(label, "9999")
+            .into_iter()
+            .skip(migration_files(label, DECIDED).len())
+        {
+            on_db!(&db, pool => sqlx::raw_sql(&sql).execute(pool).await.map(|_| ()))
+                .expect("new migration");
+        }
+        let app_id: i64 = on_db!(&db, pool => sqlx::query_scalar::<_, i64>("SELECT id FROM apps")
+            .fetch_one(pool)
+            .await)
+        .expect("the app");
+        let tools = toolwright::server::repo::tools::list_for_app(&db, app_id)
+            .await
+            .expect("read the migrated tools");
+        assert_eq!(tools.len(), 2, "{label}");
+        assert_eq!(
+            tools[0].hints,
+            ToolHints {
+                read_only: Some(true),
+                destructive: None,
+                idempotent: Some(true),
+                open_world: None,
+            },
+            "{label}"
+        );
+        assert_eq!(tools[1].hints, ToolHints::default(), "{label}");
+        assert_eq!(tools[0].parameters.len(), 1, "{label}: parameters intact");
+        assert!(tools[0].extra.is_empty() && tools[0].parameters[0].extra.is_empty());
+        db.close().await;
+    }
+}

@@ -53,6 +53,7 @@ fn tool(id: &str) -> Tool {
             description: "What".into(),
             required: true,
             enum_values: vec![],
+            extra: Default::default(),
         }],
         ..Tool::default()
     }
@@ -286,6 +287,7 @@ async fn a_replace_that_fails_midway_leaves_everything_as_it_was() {
             version: "9.9.9".into(),
             public_url: "https://changed.example.com".into(),
             settings: Some(serde_json::json!([{"type": "toggle"}])),
+            extra: Default::default(),
             tools: vec![tool("dup"), tool("dup")],
         };
         let result = repo::revisions::replace(

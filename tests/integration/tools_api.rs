@@ -29,10 +29,7 @@ fn draft(id: &str) -> Value {
         "activation_phrases": " add a reminder, , Add a Reminder, remind me to",
         "title": "",
         "max_calls": "",
-        "read_only": false,
-        "destructive": false,
-        "idempotent": false,
-        "open_world": false,
+        "hints": {"readOnly": true, "openWorld": false},
         "parameters": [{
             "name": "todo_item",
             "param_type": "string",
@@ -140,6 +137,11 @@ async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
     assert_eq!(
         saved["activation_phrases"],
         json!(["add a reminder", "remind me to"])
+    );
+    // Decided hints as decided; the two not set are left out.
+    assert_eq!(
+        saved["hints"],
+        json!({"readOnly": true, "openWorld": false})
     );
     // ...which is what the app now holds: in its list at a glance...
     let list = alice

@@ -47,6 +47,7 @@ fn param(name: &str, param_type: ParamType, required: bool) -> Parameter {
         description: format!("The {name}"),
         required,
         enum_values: vec![],
+        extra: Default::default(),
     }
 }
 
@@ -65,9 +66,11 @@ fn add_todo() -> Tool {
         title: Some("Add a to-do".into()),
         max_calls: Some(3),
         hints: ToolHints {
-            idempotent: true,
+            idempotent: Some(true),
+            read_only: Some(false),
             ..ToolHints::default()
         },
+        extra: Default::default(),
     }
 }
 
@@ -387,10 +390,10 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
         let mut revision = 1;
         // Every kind of change, each starting from the cached revision.
         for (step, write) in [
-            ToolEditStep::Save(None, add_todo()),
-            ToolEditStep::Save(None, get_todos()),
+            ToolEditStep::Save(None, Box::new(add_todo())),
+            ToolEditStep::Save(None, Box::new(get_todos())),
             ToolEditStep::Move("get_todos", MoveDirection::Up),
-            ToolEditStep::Save(Some("add_todo"), renamed.clone()),
+            ToolEditStep::Save(Some("add_todo"), Box::new(renamed.clone())),
             ToolEditStep::Move("get_todos", MoveDirection::Up),
             ToolEditStep::Details("Todo App 2"),
             ToolEditStep::Delete("get_todos"),
@@ -682,7 +685,7 @@ async fn a_save_from_an_unrecorded_revision_reads_the_app_back() {
 }
 
 enum ToolEditStep {
-    Save(Option<&'static str>, Tool),
+    Save(Option<&'static str>, Box<Tool>),
     Move(&'static str, MoveDirection),
     Delete(&'static str),
     Details(&'static str),
@@ -764,4 +767,62 @@ async fn current_revision(db: &Db) -> i64 {
         .expect("the app")
         .details
         .revision
+}
+
+#[tokio::test]
+async fn hints_in_each_state_and_kept_keys_are_stored_as_given() {
+    use toolwright::domain::tool::HintKind;
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, app_id) = app(&test_db).await;
+        let mut tool = add_todo();
+        tool.hints = ToolHints {
+            read_only: Some(false),
+            destructive: Some(true),
+            idempotent: None,
+            open_world: Some(false),
+        };
+        tool.extra
+            .insert("icon".into(), serde_json::json!({"name": "plus"}));
+        tool.extra
+            .insert("confirm".into(), serde_json::json!(false));
+        tool.parameters[0]
+            .extra
+            .insert("maxLength".into(), serde_json::json!(80));
+        let (revision, _) = applied(
+            repo::tools::save(&db, app_id, 1, None, &tool, &alice(), 2)
+                .await
+                .unwrap(),
+        );
+        // Read from the tables, not the configuration kept in memory.
+        let stored = repo::tools::list_for_app(&db, app_id).await.unwrap();
+        assert_eq!(stored, vec![tool.clone()], "{label}");
+        let keys: Vec<&String> = stored[0].extra.keys().collect();
+        assert_eq!(keys, ["icon", "confirm"], "{label}: in the file's order");
+
+        // Each hint through each state, and the history says how in words.
+        let mut revision = revision;
+        for kind in HintKind::ALL {
+            for value in [Some(true), Some(false), None] {
+                tool.hints.set(kind, value);
+                revision = applied(
+                    repo::tools::save(&db, app_id, revision, Some("add_todo"), &tool, &alice(), 3)
+                        .await
+                        .unwrap(),
+                )
+                .0;
+                let stored = repo::tools::list_for_app(&db, app_id).await.unwrap();
+                assert_eq!(stored[0].hints.get(kind), value, "{label}: {kind:?}");
+            }
+        }
+        let history = repo::revisions::list(&db, app_id).await.unwrap();
+        assert!(
+            history
+                .iter()
+                .any(|r| r.summary == "Edited tool add_todo: Open world: yes → no"),
+            "{label}: {:?}",
+            history.iter().map(|r| &r.summary).collect::<Vec<_>>()
+        );
+        db.close().await;
+    }
 }

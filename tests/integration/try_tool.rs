@@ -26,7 +26,7 @@ async fn developer_with_tool(server: &TestServer, email: &str, url: &str) -> Bro
         "/api/tools/save",
         json!({"package_name": "com.example.todo", "revision": 1, "original_id": null, "draft": {
             "tool_id": "ping", "description": "Ping", "activation_phrases": "", "title": "", "max_calls": "",
-            "read_only": false, "destructive": false, "idempotent": false, "open_world": false,
+            "hints": {},
             "parameters": [{"name": "item", "param_type": "string", "description": "What", "required": true, "allowed_values": ""}]
         }}),
     )

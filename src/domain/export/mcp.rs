@@ -5,15 +5,19 @@ use super::{
     schema::{object, Dialect},
     ExportOptions,
 };
-use crate::domain::config::AppConfig;
+use crate::domain::{
+    config::AppConfig,
+    tool::{HintKind, Tool},
+};
 use serde_json::{json, Map, Value};
 
 /// Where activation phrases travel in `_meta`, losslessly.
 pub const PHRASES_META_KEY: &str = "glass.mentra/activationPhrases";
 
 /// `{tools: [{name, title?, description, inputSchema, annotations?, _meta?}]}`.
-/// `annotations` appear when any hint is set, and then with all four hints
-/// spelled out (MCP's defaults for absent hints are not all `false`).
+/// `annotations` carry the title (clients of the earlier MCP revision read
+/// it there) and exactly the hints the author set: an absent hint means the
+/// protocol's default to a client, which is what "not set" means too.
 pub fn list_tools(app: &AppConfig, options: ExportOptions) -> Value {
     let tools: Vec<Value> = app
         .tools
@@ -36,16 +40,9 @@ pub fn list_tools(app: &AppConfig, options: ExportOptions) -> Value {
                 "inputSchema".into(),
                 object(&tool.parameters, Dialect::JsonSchema),
             );
-            if tool.hints.any() {
-                entry.insert(
-                    "annotations".into(),
-                    json!({
-                        "readOnlyHint": tool.hints.read_only,
-                        "destructiveHint": tool.hints.destructive,
-                        "idempotentHint": tool.hints.idempotent,
-                        "openWorldHint": tool.hints.open_world,
-                    }),
-                );
+            let annotations = annotations(tool);
+            if !annotations.is_empty() {
+                entry.insert("annotations".into(), Value::Object(annotations));
             }
             if !tool.activation_phrases.is_empty() {
                 entry.insert(
@@ -57,4 +54,18 @@ pub fn list_tools(app: &AppConfig, options: ExportOptions) -> Value {
         })
         .collect();
     json!({ "tools": tools })
+}
+
+/// `{title?, readOnlyHint?, destructiveHint?, idempotentHint?, openWorldHint?}`.
+fn annotations(tool: &Tool) -> Map<String, Value> {
+    let mut annotations = Map::new();
+    if let Some(title) = &tool.title {
+        annotations.insert("title".into(), json!(title));
+    }
+    for kind in HintKind::ALL {
+        if let Some(value) = tool.hints.get(kind) {
+            annotations.insert(kind.mcp_key().into(), json!(value));
+        }
+    }
+    annotations
 }

@@ -1,9 +1,24 @@
 //! Mentra's own formats: `app_config.json` and the legacy `tpa_config.json`.
 
-use crate::domain::{config::AppConfig, tool::Tool};
+use crate::domain::{
+    config::{AppConfig, APP_CONFIG_KEYS},
+    tool::{KeptKeys, Tool, PARAMETER_SCHEMA_KEYS, TOOL_SCHEMA_KEYS},
+};
 use serde_json::{json, Map, Value};
 
-/// `ToolSchema`: `{id, description, activationPhrases?, parameters?}`.
+/// Adds the kept keys after the ones the console writes. A kept key never
+/// has the name of one of those (the rules refuse it), and if one did, the
+/// console's own value would win.
+fn keep(object: &mut Map<String, Value>, kept: &KeptKeys, edited: &[&str]) {
+    for (key, value) in kept {
+        if !edited.contains(&key.as_str()) && !object.contains_key(key) {
+            object.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+/// `ToolSchema`: `{id, description, activationPhrases?, parameters?}`, then
+/// the keys of an imported file that the console does not edit.
 pub fn tool_schema(tool: &Tool) -> Value {
     let mut schema = Map::new();
     schema.insert("id".into(), json!(tool.id));
@@ -25,11 +40,13 @@ pub fn tool_schema(tool: &Tool) -> Value {
                 if p.required {
                     parameter.insert("required".into(), json!(true));
                 }
+                keep(&mut parameter, &p.extra, &PARAMETER_SCHEMA_KEYS);
                 (p.name.clone(), Value::Object(parameter))
             })
             .collect();
         schema.insert("parameters".into(), Value::Object(parameters));
     }
+    keep(&mut schema, &tool.extra, &TOOL_SCHEMA_KEYS);
     Value::Object(schema)
 }
 
@@ -37,25 +54,30 @@ fn tools(app: &AppConfig) -> Value {
     Value::Array(app.tools.iter().map(tool_schema).collect())
 }
 
-/// `{name, description, version, publicUrl, settings, tools}`; `settings` is
-/// the imported legacy array, verbatim, or `[]`.
+/// `{name, description, version, publicUrl, settings, …kept keys, tools}`;
+/// `settings` is the imported legacy array, verbatim, or `[]`.
 pub fn app_config(app: &AppConfig) -> Value {
-    json!({
-        "name": app.name,
-        "description": app.description,
-        "version": app.version,
-        "publicUrl": app.public_url,
-        "settings": app.settings.clone().unwrap_or_else(|| json!([])),
-        "tools": tools(app),
-    })
+    let mut config = Map::new();
+    config.insert("name".into(), json!(app.name));
+    config.insert("description".into(), json!(app.description));
+    config.insert("version".into(), json!(app.version));
+    config.insert("publicUrl".into(), json!(app.public_url));
+    config.insert(
+        "settings".into(),
+        app.settings.clone().unwrap_or_else(|| json!([])),
+    );
+    keep(&mut config, &app.extra, &APP_CONFIG_KEYS);
+    config.insert("tools".into(), tools(app));
+    Value::Object(config)
 }
 
-/// `{name, description, version, tools}`.
+/// `{name, description, version, …kept keys, tools}`.
 pub fn tpa_config(app: &AppConfig) -> Value {
-    json!({
-        "name": app.name,
-        "description": app.description,
-        "version": app.version,
-        "tools": tools(app),
-    })
+    let mut config = Map::new();
+    config.insert("name".into(), json!(app.name));
+    config.insert("description".into(), json!(app.description));
+    config.insert("version".into(), json!(app.version));
+    keep(&mut config, &app.extra, &APP_CONFIG_KEYS);
+    config.insert("tools".into(), tools(app));
+    Value::Object(config)
 }

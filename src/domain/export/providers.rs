@@ -108,7 +108,7 @@ pub fn tambo(app: &AppConfig, options: ExportOptions) -> Value {
                 if let Some(max_calls) = tool.max_calls {
                     entry.insert("maxCalls".into(), json!(max_calls));
                 }
-                if tool.hints.read_only {
+                if tool.hints.read_only == Some(true) {
                     entry.insert("annotations".into(), json!({ "tamboStreamableHint": true }));
                 }
                 entry.insert(

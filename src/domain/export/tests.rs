@@ -1,5 +1,5 @@
 use super::*;
-use crate::domain::tool::{ParamType, Parameter, Tool, ToolHints};
+use crate::domain::tool::{HintKind, ParamType, Parameter, Tool, ToolHints};
 use serde_json::json;
 
 /// The seed's Todo App (SPEC.md §3), with a server URL.
@@ -10,6 +10,7 @@ pub fn todo_app() -> AppConfig {
         description: description.into(),
         required,
         enum_values: vec![],
+        extra: Default::default(),
     };
     AppConfig {
         name: "Todo App".into(),
@@ -17,6 +18,7 @@ pub fn todo_app() -> AppConfig {
         version: "1.0.0".into(),
         public_url: "https://todo.example.com".into(),
         settings: None,
+        extra: Default::default(),
         tools: vec![
             Tool {
                 id: "add_todo".into(),
@@ -59,7 +61,8 @@ fn rich_app() -> AppConfig {
     app.tools[0].title = Some("Add a to-do".into());
     app.tools[0].max_calls = Some(2);
     app.tools[0].hints = ToolHints {
-        idempotent: true,
+        idempotent: Some(true),
+        destructive: Some(false),
         ..ToolHints::default()
     };
     app.tools[0].parameters.push(Parameter {
@@ -68,9 +71,10 @@ fn rich_app() -> AppConfig {
         description: "How urgent".into(),
         required: false,
         enum_values: vec!["low".into(), "high".into()],
+        extra: Default::default(),
     });
     app.tools[1].hints = ToolHints {
-        read_only: true,
+        read_only: Some(true),
         ..ToolHints::default()
     };
     app
@@ -276,6 +280,7 @@ fn enums_are_only_ever_rendered_on_strings() {
         description: "How many".into(),
         required: false,
         enum_values: vec!["1".into()],
+        extra: Default::default(),
     });
     for format in [
         Format::Mcp,
@@ -348,7 +353,7 @@ fn appended_phrases_never_push_a_description_past_1024_characters() {
 }
 
 #[test]
-fn mcp_keeps_phrases_in_meta_and_spells_out_hints_when_any_is_set() {
+fn mcp_keeps_phrases_in_meta_and_only_the_hints_that_are_set() {
     let mcp = render(&rich_app(), Format::Mcp, ExportOptions::default());
     let tool = &mcp["tools"][0];
     assert_eq!(tool["title"], json!("Add a to-do"));
@@ -358,8 +363,52 @@ fn mcp_keeps_phrases_in_meta_and_spells_out_hints_when_any_is_set() {
     );
     assert_eq!(
         tool["annotations"],
-        json!({"readOnlyHint": false, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+        json!({"title": "Add a to-do", "destructiveHint": false, "idempotentHint": true})
     );
+    // Without a title, only the hint; with nothing decided, no annotations.
+    assert_eq!(
+        mcp["tools"][1]["annotations"],
+        json!({"readOnlyHint": true})
+    );
+    let plain = render(&todo_app(), Format::Mcp, ExportOptions::default());
+    assert!(plain["tools"][0].get("annotations").is_none());
+}
+
+#[test]
+fn every_hint_in_every_state_reaches_mcp_and_tambo_as_decided() {
+    for kind in HintKind::ALL {
+        for value in [None, Some(true), Some(false)] {
+            let mut app = todo_app();
+            app.tools[0].hints.set(kind, value);
+            let mcp = render(&app, Format::Mcp, ExportOptions::default());
+            let annotations = &mcp["tools"][0]["annotations"];
+            match value {
+                None => assert!(annotations.is_null(), "{kind:?}: {annotations}"),
+                Some(set) => assert_eq!(annotations, &json!({ kind.mcp_key(): set }), "{kind:?}"),
+            }
+            let tambo = render(&app, Format::Tambo, ExportOptions::default());
+            let streamable = kind == HintKind::ReadOnly && value == Some(true);
+            assert_eq!(
+                tambo[0].get("annotations").is_some(),
+                streamable,
+                "{kind:?} {value:?}"
+            );
+            // The other formats have no place for hints.
+            for format in [
+                Format::Mentra,
+                Format::Tpa,
+                Format::Openai,
+                Format::Anthropic,
+                Format::Gemini,
+            ] {
+                assert_eq!(
+                    render(&app, format, ExportOptions::default()),
+                    render(&todo_app(), format, ExportOptions::default()),
+                    "{format:?}"
+                );
+            }
+        }
+    }
 }
 
 #[test]

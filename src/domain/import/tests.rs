@@ -221,27 +221,169 @@ fn an_empty_description_and_the_other_rules_come_from_the_shared_rules() {
 }
 
 #[test]
-fn unknown_keys_are_warnings_not_errors() {
-    let imported = parse(
-        json!({
-            "name": "Todo App", "logoURL": "https://x/logo.png", "color": "red",
-            "tools": [{"id": "t", "description": "d", "icon": "x",
-                        "parameters": {"p": {"type": "string", "description": "d", "default": "v"}}}]
-        })
+fn keys_the_console_does_not_edit_are_kept_verbatim_and_in_order() {
+    let text = r#"{
+  "name": "Todo App", "logoURL": "https://x/logo.png", "color": "red",
+  "permissions": [{"type": "MICROPHONE", "description": "To hear you"}],
+  "tools": [{"id": "t", "description": "d", "icon": "x",
+             "parameters": {"p": {"type": "string", "description": "d", "default": "v"}}}],
+  "webviewURL": "https://x/webview"
+}"#;
+    let imported = parse(text.as_bytes()).unwrap();
+    assert!(imported.warnings.is_empty(), "{:?}", imported.warnings);
+    let keys: Vec<&String> = imported.extra.keys().collect();
+    assert_eq!(keys, ["logoURL", "color", "permissions", "webviewURL"]);
+    assert_eq!(
+        imported.extra["permissions"],
+        json!([{"type": "MICROPHONE", "description": "To hear you"}])
+    );
+    assert_eq!(imported.tools[0].extra["icon"], json!("x"));
+    assert_eq!(imported.tools[0].parameters[0].extra["default"], json!("v"));
+
+    // Given back by both Mentra exports, the app's keys before its tools.
+    let app = merge(&crate::domain::export::tests::todo_app(), &imported);
+    let mentra: serde_json::Value =
+        serde_json::from_str(&render_text(&app, Format::Mentra, ExportOptions::default())).unwrap();
+    let keys: Vec<&String> = mentra.as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "name",
+            "description",
+            "version",
+            "publicUrl",
+            "settings",
+            "logoURL",
+            "color",
+            "permissions",
+            "webviewURL",
+            "tools"
+        ]
+    );
+    assert_eq!(mentra["tools"][0]["icon"], json!("x"));
+    assert_eq!(mentra["tools"][0]["parameters"]["p"]["default"], json!("v"));
+    let tpa: serde_json::Value =
+        serde_json::from_str(&render_text(&app, Format::Tpa, ExportOptions::default())).unwrap();
+    assert_eq!(tpa["webviewURL"], json!("https://x/webview"));
+    assert_eq!(tpa["tools"][0]["icon"], json!("x"));
+    // Not in the formats of other consumers.
+    let mcp = render_text(&app, Format::Mcp, ExportOptions::default());
+    assert!(!mcp.contains("webview") && !mcp.contains("icon"), "{mcp}");
+}
+
+#[test]
+fn kept_keys_survive_an_mcp_import_and_a_new_mentra_file_replaces_them() {
+    let with_keys = parse(
+        json!({"name": "Todo", "permissions": [], "tools": [
+            {"id": "add_todo", "description": "Add", "icon": "plus",
+             "parameters": {"todo_item": {"type": "string", "description": "d", "default": ""}}}
+        ]})
         .to_string()
         .as_bytes(),
     )
     .unwrap();
-    let warnings: Vec<String> = imported.warnings.iter().map(ToString::to_string).collect();
-    assert_eq!(
-        warnings,
-        vec![
-            "logoURL: is not managed by Toolwright; ignored",
-            "color: is not a known key; ignored",
-            "tools[0].icon: is not a known key; ignored",
-            "tools[0].parameters.p.default: is not a known key; ignored",
-        ]
+    let app = merge(&AppConfig::default(), &with_keys);
+    let mcp = render_text(&app, Format::Mcp, ExportOptions::default());
+    let again = merge(&app, &parse(mcp.as_bytes()).unwrap());
+    assert_eq!(again, app, "MCP carries none of them, and loses none");
+    let without = parse(br#"{"name": "Todo", "tools": []}"#).unwrap();
+    let replaced = merge(&app, &without);
+    assert!(replaced.extra.is_empty());
+    assert_eq!(preview(&app, &replaced).kept_changed, ["permissions"]);
+}
+
+#[test]
+fn a_kept_key_may_not_stand_in_for_an_edited_field() {
+    let mut tool = crate::domain::export::tests::todo_app().tools[0].clone();
+    tool.extra.insert("description".into(), json!("other"));
+    let errors = tool.check(&crate::domain::tool::EditorFields).unwrap_err();
+    assert!(
+        errors.iter().any(|(field, _)| field == "extra"),
+        "{errors:?}"
     );
+}
+
+#[test]
+fn mcp_hints_are_read_as_set_or_not_and_an_annotations_title_is_a_title() {
+    let imported = parse(
+        json!({"tools": [
+            {"name": "a", "description": "d", "inputSchema": {"type": "object"},
+             "annotations": {"title": "Old place", "readOnlyHint": false, "openWorldHint": true}},
+            {"name": "b", "title": "Top", "description": "d", "inputSchema": {"type": "object"},
+             "annotations": {"title": "Old place"}}
+        ]})
+        .to_string()
+        .as_bytes(),
+    )
+    .unwrap();
+    let a = &imported.tools[0];
+    assert_eq!(
+        a.hints,
+        ToolHints {
+            read_only: Some(false),
+            destructive: None,
+            idempotent: None,
+            open_world: Some(true),
+        }
+    );
+    assert_eq!(a.title.as_deref(), Some("Old place"));
+    assert_eq!(
+        imported.tools[1].title.as_deref(),
+        Some("Top"),
+        "the top-level title wins"
+    );
+    assert!(imported.warnings.is_empty(), "{:?}", imported.warnings);
+    let errors = errors_of(json!({"tools": [
+        {"name": "a", "description": "d", "annotations": {"destructiveHint": "yes"}}
+    ]}));
+    assert_eq!(
+        errors,
+        ["tools[0].annotations.destructiveHint: must be true or false"]
+    );
+}
+
+#[test]
+fn every_fixture_comes_back_byte_for_byte() {
+    for name in [
+        "mentra-extended-example.app_config.json",
+        "tpa_config.todo-example.json",
+        "mentra-live-captions.app_config.json",
+        "mentra-webview-notes.app_config.json",
+    ] {
+        let imported = parse(&fixture(name)).unwrap();
+        let format = match imported.format {
+            SourceFormat::Mentra => Format::Mentra,
+            SourceFormat::Tpa => Format::Tpa,
+            SourceFormat::Mcp => Format::Mcp,
+        };
+        let app = merge(&crate::domain::export::tests::todo_app(), &imported);
+        let first = render_text(&app, format, ExportOptions::default());
+        let again = merge(&app, &parse(first.as_bytes()).unwrap());
+        assert_eq!(
+            render_text(&again, format, ExportOptions::default()),
+            first,
+            "{name}"
+        );
+        // Every key of the file is in the export, with its value.
+        let file: serde_json::Value = serde_json::from_slice(&fixture(name)).unwrap();
+        let out: serde_json::Value = serde_json::from_str(&first).unwrap();
+        for (key, value) in file.as_object().unwrap() {
+            if key != "tools" {
+                assert_eq!(out.get(key), Some(value), "{name}: {key}");
+            }
+        }
+        for (i, tool) in file["tools"].as_array().unwrap().iter().enumerate() {
+            for (key, value) in tool.as_object().unwrap() {
+                if key != "parameters" && key != "activationPhrases" {
+                    assert_eq!(
+                        out["tools"][i].get(key),
+                        Some(value),
+                        "{name}: tools[{i}].{key}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -274,7 +416,8 @@ fn an_mcp_tools_list_imports_with_phrases_from_meta_and_hints() {
         add.activation_phrases,
         ["add a reminder", "create a todo", "remind me to"]
     );
-    assert!(add.hints.idempotent && !add.hints.read_only);
+    assert_eq!(add.hints.idempotent, Some(true));
+    assert_eq!(add.hints.read_only, None, "absent is not set");
     assert_eq!(add.parameters[2].enum_values, ["low", "high"]);
     assert!(add.parameters[0].required && !add.parameters[1].required);
 }
@@ -310,7 +453,8 @@ fn a_mentra_import_keeps_what_mentra_cannot_carry() {
     let mut current = crate::domain::export::tests::todo_app();
     current.tools[0].title = Some("Add a to-do".into());
     current.tools[0].max_calls = Some(3);
-    current.tools[0].hints.read_only = true;
+    current.tools[0].hints.read_only = Some(true);
+    current.tools[0].hints.open_world = Some(false);
     let text = render_text(&current, Format::Mentra, ExportOptions::default());
     let merged = merge(&current, &parse(text.as_bytes()).unwrap());
     assert_eq!(merged.tools, current.tools);
@@ -340,6 +484,7 @@ fn the_preview_lists_added_changed_and_removed_tools_and_app_fields() {
         description: "p".into(),
         required: false,
         enum_values: vec![],
+        extra: Default::default(),
     });
     next.tools.push(Tool {
         id: "clear_todos".into(),
@@ -407,8 +552,48 @@ fn parameter() -> impl Strategy<Value = Parameter> {
                 description,
                 required,
                 enum_values,
+                extra: KeptKeys::new(),
             }
         })
+        .prop_flat_map(|parameter| {
+            kept_keys(&PARAMETER_SCHEMA_KEYS).prop_map(move |extra| Parameter {
+                extra,
+                ..parameter.clone()
+            })
+        })
+}
+
+/// A value a file might hold under a key the console does not edit.
+fn kept_value() -> impl Strategy<Value = serde_json::Value> {
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::from),
+        any::<i64>().prop_map(serde_json::Value::from),
+        "[a-zA-Z :/._-]{0,12}".prop_map(serde_json::Value::from),
+    ];
+    leaf.prop_recursive(2, 12, 3, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..3).prop_map(serde_json::Value::from),
+            proptest::collection::vec(("[a-z][a-zA-Z]{0,6}", inner), 0..3)
+                .prop_map(|pairs| serde_json::Value::Object(pairs.into_iter().collect())),
+        ]
+    })
+}
+
+/// Keys of a file the console does not edit, in a generated order.
+fn kept_keys(edited: &'static [&'static str]) -> impl Strategy<Value = KeptKeys> {
+    let key = prop_oneof![
+        Just("permissions".to_owned()),
+        Just("webviewURL".to_owned()),
+        Just("hardwareRequirements".to_owned()),
+        "[a-z][a-zA-Z]{0,8}",
+    ];
+    proptest::collection::vec((key, kept_value()), 0..3).prop_map(move |pairs| {
+        pairs
+            .into_iter()
+            .filter(|(key, _)| !edited.contains(&key.as_str()))
+            .collect()
+    })
 }
 
 fn tool() -> impl Strategy<Value = Tool> {
@@ -418,34 +603,43 @@ fn tool() -> impl Strategy<Value = Tool> {
         proptest::collection::vec(text(), 0..4),
         proptest::collection::vec(parameter(), 0..5),
         proptest::option::of(text()),
-        any::<[bool; 4]>(),
+        proptest::array::uniform4(proptest::option::of(any::<bool>())),
+        kept_keys(&TOOL_SCHEMA_KEYS),
     )
-        .prop_map(|(id, description, phrases, parameters, title, hints)| {
-            let mut seen = std::collections::HashSet::new();
-            let parameters = parameters
-                .into_iter()
-                .filter(|p| seen.insert(p.name.clone()))
-                .collect();
-            Tool {
-                id,
-                description,
-                activation_phrases: parse_phrases(&phrases.join(",")),
-                parameters,
-                title,
-                max_calls: None,
-                hints: ToolHints {
-                    read_only: hints[0],
-                    destructive: hints[1],
-                    idempotent: hints[2],
-                    open_world: hints[3],
-                },
-            }
-        })
+        .prop_map(
+            |(id, description, phrases, parameters, title, hints, extra)| {
+                let mut seen = std::collections::HashSet::new();
+                let parameters = parameters
+                    .into_iter()
+                    .filter(|p| seen.insert(p.name.clone()))
+                    .collect();
+                Tool {
+                    id,
+                    description,
+                    activation_phrases: parse_phrases(&phrases.join(",")),
+                    parameters,
+                    title,
+                    max_calls: None,
+                    hints: ToolHints {
+                        read_only: hints[0],
+                        destructive: hints[1],
+                        idempotent: hints[2],
+                        open_world: hints[3],
+                    },
+                    extra,
+                }
+            },
+        )
 }
 
 fn app() -> impl Strategy<Value = AppConfig> {
-    (text(), text(), proptest::collection::vec(tool(), 0..5)).prop_map(
-        |(name, description, tools)| {
+    (
+        text(),
+        text(),
+        proptest::collection::vec(tool(), 0..5),
+        kept_keys(&APP_CONFIG_KEYS),
+    )
+        .prop_map(|(name, description, tools, extra)| {
             let mut seen = std::collections::HashSet::new();
             AppConfig {
                 name,
@@ -453,13 +647,13 @@ fn app() -> impl Strategy<Value = AppConfig> {
                 version: "1.2.3".into(),
                 public_url: "https://app.example.com".into(),
                 settings: None,
+                extra,
                 tools: tools
                     .into_iter()
                     .filter(|t| seen.insert(t.id.clone()))
                     .collect(),
             }
-        },
-    )
+        })
 }
 
 proptest! {

@@ -7,6 +7,7 @@ fn todo_item() -> ParameterDraft {
         description: "The to-do item text".into(),
         required: true,
         allowed_values: String::new(),
+        extra: Default::default(),
     }
 }
 
@@ -238,21 +239,71 @@ fn max_calls_is_a_whole_number_from_1_to_100() {
 }
 
 #[test]
-fn hints_are_kept() {
-    let tool = ToolDraft {
-        read_only: true,
-        open_world: true,
-        ..add_todo()
+fn hints_are_kept_in_each_of_their_three_states() {
+    for value in [None, Some(true), Some(false)] {
+        for kind in HintKind::ALL {
+            let mut hints = ToolHints::default();
+            hints.set(kind, value);
+            let tool = ToolDraft {
+                hints,
+                ..add_todo()
+            }
+            .parse()
+            .unwrap();
+            assert_eq!(tool.hints.get(kind), value, "{kind:?}");
+            let others = HintKind::ALL.into_iter().filter(|k| *k != kind);
+            assert!(others.clone().all(|k| tool.hints.get(k).is_none()));
+            // The select's value and back.
+            assert_eq!(parse_hint(hint_value(value)), value);
+        }
     }
-    .parse()
-    .unwrap();
+    assert_eq!(parse_hint("maybe"), None, "anything else is not set");
+}
+
+#[test]
+fn hint_changes_are_told_in_words() {
+    let before = ToolHints {
+        read_only: Some(true),
+        open_world: Some(false),
+        ..ToolHints::default()
+    };
+    let after = ToolHints {
+        read_only: Some(true),
+        destructive: Some(false),
+        open_world: None,
+        idempotent: None,
+    };
     assert_eq!(
-        tool.hints,
+        after.changes_from(&before),
+        vec!["Destructive: not set → no", "Open world: no → not set"]
+    );
+    assert!(after.changes_from(&after).is_empty());
+}
+
+#[test]
+fn hints_are_stored_by_what_was_decided_and_old_records_still_read() {
+    let hints = ToolHints {
+        read_only: Some(false),
+        destructive: Some(true),
+        ..ToolHints::default()
+    };
+    let json = serde_json::to_string(&hints).unwrap();
+    assert_eq!(json, r#"{"readOnly":false,"destructive":true}"#);
+    assert_eq!(serde_json::from_str::<ToolHints>(&json).unwrap(), hints);
+    assert_eq!(
+        serde_json::from_str::<ToolHints>("{}").unwrap(),
+        ToolHints::default()
+    );
+    // A revision from before hints could be "no": an unticked box meant
+    // nothing was decided.
+    let old = r#"{"read_only":true,"destructive":false,"idempotent":true,"open_world":false}"#;
+    assert_eq!(
+        serde_json::from_str::<ToolHints>(old).unwrap(),
         ToolHints {
-            read_only: true,
-            destructive: false,
-            idempotent: false,
-            open_world: true
+            read_only: Some(true),
+            destructive: None,
+            idempotent: Some(true),
+            open_world: None,
         }
     );
 }
@@ -475,14 +526,16 @@ fn a_tool_round_trips_through_its_draft() {
             description: "Which items".into(),
             required: false,
             enum_values: vec!["open".into(), "done".into()],
+            extra: Default::default(),
         }],
         title: Some("Get to-dos".into()),
         max_calls: Some(2),
         hints: ToolHints {
-            read_only: true,
-            idempotent: true,
+            read_only: Some(true),
+            idempotent: Some(false),
             ..ToolHints::default()
         },
+        extra: Default::default(),
     };
     assert_eq!(ToolDraft::from_tool(&tool).parse().unwrap(), tool);
 }
@@ -504,7 +557,7 @@ fn edits_add_replace_delete_and_move_tools_in_place() {
     let mut tools = vec![named("a"), named("b"), named("c")];
     let save = |original: Option<&str>, tool: Tool| ToolEdit::Save {
         original_id: original.map(str::to_owned),
-        tool,
+        tool: Box::new(tool),
     };
     save(None, named("d")).apply(&mut tools).unwrap();
     assert_eq!(ids(&tools), ["a", "b", "c", "d"]);
@@ -535,21 +588,21 @@ fn a_refused_edit_changes_nothing() {
         (
             ToolEdit::Save {
                 original_id: None,
-                tool: named("b"),
+                tool: Box::new(named("b")),
             },
             EditRefused::DuplicateId,
         ),
         (
             ToolEdit::Save {
                 original_id: Some("a".into()),
-                tool: named("b"),
+                tool: Box::new(named("b")),
             },
             EditRefused::DuplicateId,
         ),
         (
             ToolEdit::Save {
                 original_id: Some("x".into()),
-                tool: named("x"),
+                tool: Box::new(named("x")),
             },
             EditRefused::NotFound,
         ),
@@ -566,7 +619,7 @@ fn a_refused_edit_changes_nothing() {
     // Saving a tool under its own id is no clash.
     ToolEdit::Save {
         original_id: Some("a".into()),
-        tool: named("a"),
+        tool: Box::new(named("a")),
     }
     .apply(&mut tools)
     .unwrap();
@@ -626,11 +679,11 @@ fn an_edit_made_on_the_summaries_gives_the_summaries_of_the_edited_list() {
     let edits = [
         ToolEdit::Save {
             original_id: None,
-            tool: named("d"),
+            tool: Box::new(named("d")),
         },
         ToolEdit::Save {
             original_id: Some("b".into()),
-            tool: renamed,
+            tool: Box::new(renamed),
         },
         ToolEdit::Move("d".into(), MoveDirection::Up),
         ToolEdit::Delete("a".into()),

@@ -173,6 +173,7 @@ pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sql
         version: app.details.version.clone(),
         public_url: app.details.public_url.clone(),
         settings: app.settings.clone(),
+        extra: Default::default(),
         tools: super::tools::list_for_app(db, app.id).await?,
     }))
 }

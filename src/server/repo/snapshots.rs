@@ -91,6 +91,7 @@ impl Snapshot {
             version: config.version.clone(),
             public_url: config.public_url.clone(),
             settings: config.settings.clone(),
+            extra: config.extra.clone(),
             tools: Vec::new(),
         };
         serde_json::to_string(&head).map_err(encode_error)

@@ -3,7 +3,7 @@
 //! each expands inside an `in_transaction!` arm, where `$tx` is that
 //! backend's transaction.
 
-use crate::domain::tool::{ParamType, Parameter, Tool, ToolHints};
+use crate::domain::tool::{KeptKeys, ParamType, Parameter, Tool, ToolHints};
 use std::collections::HashMap;
 
 /// Whether `error` is a violated UNIQUE constraint (on either backend).
@@ -29,10 +29,11 @@ pub(crate) struct ToolRow {
     activation_phrases: String,
     title: Option<String>,
     max_calls: Option<i64>,
-    read_only: bool,
-    destructive: bool,
-    idempotent: bool,
-    open_world: bool,
+    read_only_hint: Option<bool>,
+    destructive_hint: Option<bool>,
+    idempotent_hint: Option<bool>,
+    open_world_hint: Option<bool>,
+    extra_json: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -43,12 +44,28 @@ pub(crate) struct ParamRow {
     description: String,
     required: bool,
     enum_values: String,
+    extra_json: Option<String>,
 }
 
 /// A list typed as comma-separated text (phrases, allowed values) is
 /// stored as a JSON array.
 fn decode_list(json: &str) -> Result<Vec<String>, sqlx::Error> {
     serde_json::from_str(json).map_err(|e| sqlx::Error::Decode(Box::new(e)))
+}
+
+/// Keys kept from an imported file: a JSON object, or NULL when there are
+/// none (most tools).
+pub(crate) fn decode_kept(json: Option<String>) -> Result<KeptKeys, sqlx::Error> {
+    match json {
+        None => Ok(KeptKeys::new()),
+        Some(json) => serde_json::from_str(&json).map_err(|e| sqlx::Error::Decode(Box::new(e))),
+    }
+}
+
+pub(crate) fn encode_kept(kept: &KeptKeys) -> Option<String> {
+    (!kept.is_empty())
+        .then(|| serde_json::to_string(kept).ok())
+        .flatten()
 }
 
 pub(crate) fn encode_list(list: &[String]) -> String {
@@ -71,6 +88,7 @@ pub(crate) fn assemble_tools(
             description: row.description,
             required: row.required,
             enum_values: decode_list(&row.enum_values)?,
+            extra: decode_kept(row.extra_json)?,
         });
     }
     tool_rows
@@ -84,11 +102,12 @@ pub(crate) fn assemble_tools(
                 title: row.title,
                 max_calls: row.max_calls.and_then(|n| u32::try_from(n).ok()),
                 hints: ToolHints {
-                    read_only: row.read_only,
-                    destructive: row.destructive,
-                    idempotent: row.idempotent,
-                    open_world: row.open_world,
+                    read_only: row.read_only_hint,
+                    destructive: row.destructive_hint,
+                    idempotent: row.idempotent_hint,
+                    open_world: row.open_world_hint,
                 },
+                extra: decode_kept(row.extra_json)?,
             })
         })
         .collect()
@@ -114,14 +133,15 @@ macro_rules! fetch_tools {
         async {
             let tool_rows: Vec<$crate::server::repo::sql::ToolRow> = sqlx::query_as(
                 "SELECT id, tool_id, description, activation_phrases, title, max_calls, \
-                 read_only, destructive, idempotent, open_world \
+                 read_only_hint, destructive_hint, idempotent_hint, open_world_hint, extra_json \
                  FROM tools WHERE app_id = $1 ORDER BY position, id",
             )
             .bind($app_id)
             .fetch_all($exec)
             .await?;
             let param_rows: Vec<$crate::server::repo::sql::ParamRow> = sqlx::query_as(
-                "SELECT p.tool_id, p.name, p.param_type, p.description, p.required, p.enum_values \
+                "SELECT p.tool_id, p.name, p.param_type, p.description, p.required, p.enum_values, \
+                 p.extra_json \
                  FROM tool_parameters p JOIN tools t ON t.id = p.tool_id \
                  WHERE t.app_id = $1 ORDER BY p.tool_id, p.position, p.id",
             )
@@ -137,14 +157,16 @@ macro_rules! fetch_tools {
 macro_rules! fetch_config {
     ($tx:ident, $app_id:expr) => {
         async {
-            let (name, description, version, public_url, settings_json): (
+            let (name, description, version, public_url, settings_json, extra_json): (
                 String,
                 String,
                 String,
                 String,
                 Option<String>,
+                Option<String>,
             ) = sqlx::query_as(
-                "SELECT name, description, version, public_url, settings_json FROM apps WHERE id = $1",
+                "SELECT name, description, version, public_url, settings_json, extra_json \
+                 FROM apps WHERE id = $1",
             )
             .bind($app_id)
             .fetch_one(&mut *$tx)
@@ -156,6 +178,7 @@ macro_rules! fetch_config {
                 version,
                 public_url,
                 settings: settings_json.and_then(|json| serde_json::from_str(&json).ok()),
+                extra: $crate::server::repo::sql::decode_kept(extra_json)?,
                 tools,
             })
         }
@@ -243,8 +266,9 @@ macro_rules! insert_tool {
             let tool: &$crate::domain::tool::Tool = $tool;
             let row_id: i64 = sqlx::query_scalar(
                 "INSERT INTO tools (app_id, position, tool_id, description, activation_phrases, \
-                 title, max_calls, read_only, destructive, idempotent, open_world) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                 title, max_calls, read_only_hint, destructive_hint, idempotent_hint, \
+                 open_world_hint, extra_json) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
             )
             .bind($app_id)
             .bind($position)
@@ -259,6 +283,7 @@ macro_rules! insert_tool {
             .bind(tool.hints.destructive)
             .bind(tool.hints.idempotent)
             .bind(tool.hints.open_world)
+            .bind($crate::server::repo::sql::encode_kept(&tool.extra))
             .fetch_one(&mut *$tx)
             .await?;
             insert_parameters!($tx, row_id, tool).await?;
@@ -276,7 +301,8 @@ macro_rules! insert_parameters {
                 let mut insert = $crate::server::repo::sql::insert_into(
                     &$tx,
                     "INSERT INTO tool_parameters \
-                     (tool_id, position, name, param_type, description, required, enum_values) ",
+                     (tool_id, position, name, param_type, description, required, enum_values, \
+                     extra_json) ",
                 );
                 insert.push_values(
                     tool.parameters.iter().enumerate(),
@@ -289,7 +315,8 @@ macro_rules! insert_parameters {
                             .push_bind(parameter.required)
                             .push_bind($crate::server::repo::sql::encode_list(
                                 &parameter.enum_values,
-                            ));
+                            ))
+                            .push_bind($crate::server::repo::sql::encode_kept(&parameter.extra));
                     },
                 );
                 insert.build().execute(&mut *$tx).await?;
@@ -313,13 +340,14 @@ macro_rules! replace_config {
             };
             sqlx::query(
                 "UPDATE apps SET name = $1, description = $2, version = $3, public_url = $4, \
-                 settings_json = $5 WHERE id = $6",
+                 settings_json = $5, extra_json = $6 WHERE id = $7",
             )
             .bind(&config.name)
             .bind(&config.description)
             .bind(&config.version)
             .bind(&config.public_url)
             .bind(settings)
+            .bind($crate::server::repo::sql::encode_kept(&config.extra))
             .bind($app_id)
             .execute(&mut *$tx)
             .await?;

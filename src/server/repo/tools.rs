@@ -49,16 +49,23 @@ pub async fn snapshot_at(
     if let Some(snapshot) = db.configs().get(app_id, revision) {
         return Ok(Some(snapshot));
     }
-    type Head = (String, String, String, String, Option<String>);
+    type Head = (
+        String,
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+    );
     let head: Option<Head> = on_db!(db, pool => sqlx::query_as(
-        "SELECT name, description, version, public_url, settings_json FROM apps \
+        "SELECT name, description, version, public_url, settings_json, extra_json FROM apps \
          WHERE id = $1 AND revision = $2",
     )
     .bind(app_id)
     .bind(revision)
     .fetch_optional(pool)
     .await)?;
-    let Some((name, description, version, public_url, settings)) = head else {
+    let Some((name, description, version, public_url, settings, extra)) = head else {
         return Ok(None);
     };
     let tools = list_for_app(db, app_id).await?;
@@ -80,6 +87,7 @@ pub async fn snapshot_at(
         public_url,
         // Written only by the console from valid JSON.
         settings: settings.and_then(|json| serde_json::from_str(&json).ok()),
+        extra: super::sql::decode_kept(extra)?,
         tools,
     })?;
     Ok(Some(db.configs().put(app_id, revision, snapshot)))
@@ -118,11 +126,21 @@ pub async fn save(
 ) -> Result<ToolWrite, sqlx::Error> {
     let edit = ToolEdit::Save {
         original_id: original_id.map(str::to_owned),
-        tool: tool.clone(),
+        tool: Box::new(tool.clone()),
     };
     let after = after_edit(db, app_id, expected_revision, &edit).await?;
     let change = match original_id {
-        Some(original_id) => Change::EditedTool(original_id.to_owned(), tool.id.clone()),
+        Some(original_id) => {
+            // The history says how the hints changed in words; the tool as it
+            // was is in the cache when the editor's revision is the latest.
+            let before = snapshot_at(db, app_id, expected_revision).await?;
+            let was = before
+                .as_ref()
+                .and_then(|b| b.config.tools.iter().find(|t| t.id == original_id))
+                .map(|was| tool.hints.changes_from(&was.hints))
+                .unwrap_or_default();
+            Change::EditedTool(original_id.to_owned(), tool.id.clone(), was)
+        }
         None => Change::AddedTool(tool.id.clone()),
     };
     in_transaction!(db, tx => {
@@ -134,9 +152,9 @@ pub async fn save(
             Some(original_id) => {
                 let updated = sqlx::query_scalar::<_, i64>(
                     "UPDATE tools SET tool_id = $1, description = $2, activation_phrases = $3, \
-                     title = $4, max_calls = $5, read_only = $6, destructive = $7, \
-                     idempotent = $8, open_world = $9 \
-                     WHERE app_id = $10 AND tool_id = $11 RETURNING id",
+                     title = $4, max_calls = $5, read_only_hint = $6, destructive_hint = $7, \
+                     idempotent_hint = $8, open_world_hint = $9, extra_json = $10 \
+                     WHERE app_id = $11 AND tool_id = $12 RETURNING id",
                 )
                 .bind(&tool.id)
                 .bind(&tool.description)
@@ -147,6 +165,7 @@ pub async fn save(
                 .bind(tool.hints.destructive)
                 .bind(tool.hints.idempotent)
                 .bind(tool.hints.open_world)
+                .bind(super::sql::encode_kept(&tool.extra))
                 .bind(app_id)
                 .bind(original_id)
                 .fetch_optional(&mut *tx)

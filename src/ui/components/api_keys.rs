@@ -89,7 +89,7 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
             // Without JavaScript the form and the revoke buttons are hidden
             // (`needs-js`, style/main.css) and this says why.
             <p class="hint no-js">"Creating and revoking keys needs JavaScript."</p>
-            <form class="inline-fields needs-js" aria-label="New API key" on:submit=on_submit novalidate>
+            <form class="inline-fields needs-js" aria-label="Create an API key" on:submit=on_submit novalidate>
                 <div class="field">
                     <label for="key-name">"Key name"</label>
                     <input
@@ -123,7 +123,27 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                                     <strong>"Copy your new key now: "</strong>
                                     "it is shown only this once."
                                 </p>
-                                <p><code class="new-key">{key}</code></p>
+                                <div class="field">
+                                    <label for="new-api-key">"New API key"</label>
+                                    <input
+                                        id="new-api-key"
+                                        class="new-key"
+                                        type="text"
+                                        readonly=true
+                                        spellcheck="false"
+                                        autocomplete="off"
+                                        value=key
+                                        on:focus=|ev| {
+                                            use leptos::wasm_bindgen::JsCast;
+                                            if let Some(input) = ev
+                                                .target()
+                                                .and_then(|t| t.dyn_into::<leptos::web_sys::HtmlInputElement>().ok())
+                                            {
+                                                input.select();
+                                            }
+                                        }
+                                    />
+                                </div>
                                 <button
                                     type="button"
                                     on:click=move |_| {

@@ -4,16 +4,18 @@
 
 use crate::{
     api::{
-        apps::{CreateApp, DeleteApp, SaveApp},
+        apps::{CreateApp, DeleteApp, GetChecks, SaveApp},
         AppError,
     },
     domain::{
         app::{AppDetails, DEFAULT_VERSION},
+        checks::Checks,
         keys::ApiKeySummary,
         tool::ToolSummary,
     },
     ui::components::{
         api_keys::ApiKeysSection,
+        checks_panel::ChecksPanel,
         form::{
             field_message, form_error, form_message, initial_value, FormAlert, Notice,
             SubmitButton, TextArea, TextField,
@@ -98,6 +100,7 @@ pub fn AppConsole(
     app: AppDetails,
     tools: Vec<ToolSummary>,
     keys: Vec<ApiKeySummary>,
+    checks: Checks,
     notice: Option<String>,
     save_error: Option<AppError>,
     delete_error: Option<AppError>,
@@ -105,7 +108,7 @@ pub fn AppConsole(
     let package_name = app.package_name.clone();
     view! {
         <div class="stack">
-            <AppEditor app tools notice initial_error=save_error/>
+            <AppEditor app tools checks notice initial_error=save_error/>
             <ApiKeysSection package_name=package_name.clone() keys/>
             <section class="card stack danger-zone" aria-labelledby="delete-title">
                 <h2 id="delete-title">"Delete this app"</h2>
@@ -115,16 +118,36 @@ pub fn AppConsole(
     }
 }
 
-/// The app's details and its AI tools, together because both edit the app
-/// and share its revision.
+/// The app's details, its AI tools and their checks, together because they
+/// follow the app's revision.
 #[component]
 fn AppEditor(
     app: AppDetails,
     tools: Vec<ToolSummary>,
+    checks: Checks,
     notice: Option<String>,
     initial_error: Option<AppError>,
 ) -> impl IntoView {
     let revision = RwSignal::new(app.revision);
+    // The checks of the app as the page shows it: asked for again after
+    // every change to it.
+    let checks = RwSignal::new(checks);
+    let refresh = ServerAction::<GetChecks>::new();
+    let package_for_checks = StoredValue::new(app.package_name.clone());
+    Effect::new(move |seen: Option<i64>| {
+        let now = revision.get();
+        if seen.is_some_and(|seen| seen != now) {
+            refresh.dispatch(GetChecks {
+                package_name: package_for_checks.get_value(),
+            });
+        }
+        now
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(latest)) = refresh.value().get() {
+            checks.set(latest);
+        }
+    });
     // One notice for the whole page ("Saved.", "Saved tool add_todo."),
     // kept in view while scrolling.
     let notice = RwSignal::new(notice);
@@ -136,7 +159,8 @@ fn AppEditor(
                 <h2 id="details-title">"Details"</h2>
                 <AppDetailsForm app revision notice initial_error/>
             </section>
-            <ToolsSection package_name revision tools notice/>
+            <ToolsSection package_name=package_name.clone() revision tools notice checks/>
+            <ChecksPanel package_name checks/>
         </div>
     }
 }

@@ -259,6 +259,20 @@ fn ImportPreviewView(
             {list("Tools removed", preview.removed)}
             {preview.order_changed.then(|| view! { <p>"The order of the tools changes."</p> })}
             {preview.settings_changed.then(|| view! { <p>"The legacy settings array changes (kept verbatim)."</p> })}
+            {(!preview.kept_changed.is_empty())
+                .then(|| {
+                    view! {
+                        <p>
+                            "Kept as the file has them (the console does not edit them): "
+                            {preview
+                                .kept_changed
+                                .iter()
+                                .enumerate()
+                                .map(|(i, key)| view! { {(i > 0).then_some(", ")} <code>{key.clone()}</code> })
+                                .collect_view()}
+                        </p>
+                    }
+                })}
             {(preview.unchanged > 0).then(|| view! { <p class="meta">{format!("Unchanged tools: {}", preview.unchanged)}</p> })}
         </section>
         <Warnings warnings/>

@@ -11,7 +11,10 @@ use crate::{
         AppError,
     },
     domain::{
-        tool::{check_unique_id, ParamType, ParameterDraft, ToolDraft, ToolsState, ToolsWritten},
+        tool::{
+            check_unique_id, hint_value, parse_hint, HintKind, KeptKeys, ParamType, ParameterDraft,
+            ToolDraft, ToolHints, ToolsState, ToolsWritten,
+        },
         FieldErrors,
     },
     ui::components::form::FormAlert,
@@ -39,6 +42,8 @@ struct ParamRow {
     description: RwSignal<String>,
     required: RwSignal<bool>,
     allowed_values: RwSignal<String>,
+    /// Kept from an imported file, given back untouched.
+    extra: StoredValue<KeptKeys>,
 }
 
 impl ParamRow {
@@ -54,6 +59,7 @@ impl ParamRow {
             description: RwSignal::new(draft.description.clone()),
             required: RwSignal::new(draft.required),
             allowed_values: RwSignal::new(draft.allowed_values.clone()),
+            extra: StoredValue::new(draft.extra.clone()),
         }
     }
 
@@ -64,6 +70,7 @@ impl ParamRow {
             description: self.description.get(),
             required: self.required.get(),
             allowed_values: self.allowed_values.get(),
+            extra: self.extra.get_value(),
         }
     }
 
@@ -140,6 +147,10 @@ pub fn ToolEditor(
     on_cancel: Callback<()>,
     /// The latest state was fetched after a conflict.
     on_reload: Callback<ToolsState>,
+    /// A field to focus as the editor opens, as a check names it
+    /// (`hints.destructive`, `parameters.city.enum`, `title`).
+    #[prop(default = None)]
+    focus_field: Option<String>,
 ) -> impl IntoView {
     let is_new = original_id.is_none();
     let tool_id = RwSignal::new(draft.tool_id.clone());
@@ -147,10 +158,9 @@ pub fn ToolEditor(
     let phrases = RwSignal::new(draft.activation_phrases.clone());
     let title = RwSignal::new(draft.title.clone());
     let max_calls = RwSignal::new(draft.max_calls.clone());
-    let read_only = RwSignal::new(draft.read_only);
-    let destructive = RwSignal::new(draft.destructive);
-    let idempotent = RwSignal::new(draft.idempotent);
-    let open_world = RwSignal::new(draft.open_world);
+    let hints = RwSignal::new(draft.hints);
+    // Kept from an imported file; the editor gives them back untouched.
+    let kept = StoredValue::new(draft.extra.clone());
 
     let next_key = StoredValue::new(0_u64);
     let new_key = move || {
@@ -172,11 +182,9 @@ pub fn ToolEditor(
         activation_phrases: phrases.get(),
         title: title.get(),
         max_calls: max_calls.get(),
-        read_only: read_only.get(),
-        destructive: destructive.get(),
-        idempotent: idempotent.get(),
-        open_world: open_world.get(),
+        hints: hints.get(),
         parameters: rows.get().iter().map(ParamRow::draft).collect(),
+        extra: kept.get_value(),
     };
     let client = Memo::new(move |_| {
         let draft = current();
@@ -246,6 +254,38 @@ pub fn ToolEditor(
             focus_soon(input_for(&field));
         }
     };
+
+    if let Some(field) = focus_field {
+        let id = match field.strip_prefix("hints.") {
+            Some(hint) => format!("tool-hint-{hint}"),
+            None => {
+                let editor_field = match field.as_str() {
+                    "activationPhrases" => "activation_phrases".to_owned(),
+                    "description" | "title" => field.clone(),
+                    other => match other.strip_prefix("parameters.") {
+                        Some(rest) => {
+                            let (name, what) = rest.rsplit_once('.').unwrap_or((rest, "name"));
+                            let what = if what == "enum" {
+                                "allowed_values"
+                            } else {
+                                what
+                            };
+                            let index = rows.with_untracked(|r| {
+                                r.iter().position(|row| row.name.get_untracked() == name)
+                            });
+                            match index {
+                                Some(index) => format!("parameters[{index}].{what}"),
+                                None => "tool_id".to_owned(),
+                            }
+                        }
+                        None => "tool_id".to_owned(),
+                    },
+                };
+                input_for(&editor_field)
+            }
+        };
+        Effect::new(move |_| focus_soon(id.clone()));
+    }
 
     let (package_for_save, original_for_save) = (package_name.clone(), original_id.clone());
     let on_submit = move |ev: SubmitEvent| {
@@ -406,10 +446,15 @@ pub fn ToolEditor(
             </div>
             <fieldset class="hints">
                 <legend>"Hints"</legend>
-                <EditorCheckbox label="Read-only" id="tool-read-only" value=read_only/>
-                <EditorCheckbox label="Destructive" id="tool-destructive" value=destructive/>
-                <EditorCheckbox label="Idempotent" id="tool-idempotent" value=idempotent/>
-                <EditorCheckbox label="Open world" id="tool-open-world" value=open_world/>
+                <p class="hint" id="tool-hints-hint">
+                    "How an assistant may treat the tool. Decide each: an MCP client reads one not set as destructive and open world."
+                </p>
+                <div class="hint-grid">
+                    {HintKind::ALL
+                        .into_iter()
+                        .map(|kind| view! { <EditorHint kind hints/> })
+                        .collect_view()}
+                </div>
             </fieldset>
 
             <div class="parameters stack">
@@ -515,17 +560,32 @@ fn EditorField(
 }
 
 #[component]
-fn EditorCheckbox(label: &'static str, id: &'static str, value: RwSignal<bool>) -> impl IntoView {
+fn EditorHint(kind: HintKind, hints: RwSignal<ToolHints>) -> impl IntoView {
+    let id = format!("tool-hint-{}", kind.key());
+    let option = move |value: Option<bool>, label: &'static str| {
+        view! {
+            <option value=hint_value(value) selected=move || hints.get().get(kind) == value>
+                {label}
+            </option>
+        }
+    };
     view! {
-        <label class="checkbox" for=id>
-            <input
-                type="checkbox"
+        <div class="field">
+            <label for=id.clone()>{kind.label()}</label>
+            <select
                 id=id
-                prop:checked=move || value.get()
-                on:change=move |ev| value.set(event_target_checked(&ev))
-            />
-            {label}
-        </label>
+                aria-describedby="tool-hints-hint"
+                prop:value=move || hint_value(hints.get().get(kind))
+                on:change=move |ev| {
+                    let value = parse_hint(&event_target_value(&ev));
+                    hints.update(|h| h.set(kind, value));
+                }
+            >
+                {option(None, "Not set")}
+                {option(Some(true), "Yes")}
+                {option(Some(false), "No")}
+            </select>
+        </div>
     }
 }
 

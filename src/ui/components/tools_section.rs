@@ -7,8 +7,12 @@ use crate::{
         tools::{GetTool, GetTools, MoveTool},
         AppError,
     },
-    domain::tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
+    domain::{
+        checks::Checks,
+        tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
+    },
     ui::components::{
+        checks_panel::count_text,
         form::FormAlert,
         tool_editor::{EditorOutcome, ToolEditor, ToolEditorProps},
     },
@@ -29,7 +33,7 @@ enum Editing {
     /// The card `key`, with the whole tool as fetched for its editor.
     Existing {
         key: u64,
-        tool: Tool,
+        tool: Box<Tool>,
     },
 }
 
@@ -68,9 +72,14 @@ pub fn ToolsSection(
     tools: Vec<ToolSummary>,
     /// The page's notice.
     notice: RwSignal<Option<String>>,
+    /// The app's checks, counted beside the heading.
+    checks: RwSignal<Checks>,
 ) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
+    // A finding's link names a tool and a field (`?tool=add_todo&field=title`):
+    // the page opens that tool's editor at that field as it loads.
+    let focus_on_open = StoredValue::new(None::<String>);
 
     let next_key = StoredValue::new(0_u64);
     let entries = RwSignal::new({
@@ -186,7 +195,7 @@ pub fn ToolsSection(
             }
             editing.set(Some(Editing::Existing {
                 key,
-                tool: found.tool,
+                tool: Box::new(found.tool),
             }));
         }
         Some(Err(error)) => {
@@ -244,6 +253,7 @@ pub fn ToolsSection(
                 .on_done(on_done)
                 .on_cancel(on_cancel)
                 .on_reload(on_reload)
+                .focus_field(focus_on_open.try_update_value(Option::take).flatten())
                 .build(),
         )
         .into_any()
@@ -252,6 +262,25 @@ pub fn ToolsSection(
     // One of each for all the cards (a card tells which it is).
     let on_edit = Callback::new(move |(key, tool_id): (u64, String)| open_editor(key, tool_id));
     let on_move = Callback::new(move |(id, direction)| move_tool(id, direction));
+    Effect::new(move |_| {
+        let Some((tool_id, field)) = window()
+            .location()
+            .search()
+            .ok()
+            .and_then(|search| tool_and_field(&search))
+        else {
+            return;
+        };
+        let key = entries.with_untracked(|all| {
+            all.iter()
+                .find(|e| e.tool.with_untracked(|t| t.id == tool_id))
+                .map(|e| e.key)
+        });
+        if let Some(key) = key {
+            focus_on_open.set_value(Some(field));
+            open_editor(key, tool_id);
+        }
+    });
     let moving: Signal<bool> = mover.pending().into();
 
     // What the rows follow, made once for all of them. The row being
@@ -281,6 +310,14 @@ pub fn ToolsSection(
         >
             <div class="section-head">
                 <h2 id="tools-title">"AI Tools"</h2>
+                <a
+                    class=move || {
+                        if checks.with(|c| c.findings.is_empty()) { "check-count ok" } else { "check-count" }
+                    }
+                    href="#checks"
+                >
+                    {move || count_text(checks.with(|c| c.findings.len()))}
+                </a>
                 <button
                     type="button"
                     id="tools-add"
@@ -433,4 +470,18 @@ fn tool_card(
             </button>
         </li>
     }
+}
+
+/// The tool and field a finding's link asks to open, from the page's query
+/// (`?tool=add_todo&field=hints.destructive`).
+fn tool_and_field(search: &str) -> Option<(String, String)> {
+    let (mut tool, mut field) = (None, None);
+    for pair in search.trim_start_matches('?').split('&') {
+        match pair.split_once('=') {
+            Some(("tool", value)) => tool = Some(value.to_owned()),
+            Some(("field", value)) => field = Some(value.to_owned()),
+            _ => {}
+        }
+    }
+    Some((tool.filter(|t| !t.is_empty())?, field.unwrap_or_default()))
 }

@@ -39,7 +39,7 @@ pub fn AppPage() -> impl IntoView {
                 Suspend::new(async move {
                     match get_app_page(package_name).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok(AppPage { app, tools, keys }) => {
+                        Ok(AppPage { app, tools, keys, checks }) => {
                             let name = app.name.clone();
                             let package = app.package_name.clone();
                             let base = format!("/console/apps/{}", encode_component(&package));
@@ -58,6 +58,7 @@ pub fn AppPage() -> impl IntoView {
                                         app
                                         tools
                                         keys
+                                        checks
                                         notice
                                         save_error
                                         delete_error

@@ -1,6 +1,11 @@
 use crate::{
-    api::{apps::get_app, export::render_export, AppError},
+    api::{
+        apps::{get_app, get_checks},
+        export::render_export,
+        AppError,
+    },
     domain::{
+        checks::Checks,
         export::{ExportOptions, Format},
         url::encode_component,
     },
@@ -34,14 +39,17 @@ pub fn ExportPage() -> impl IntoView {
                 let package_name = package_name.clone();
                 Suspend::new(async move {
                     let loaded = match get_app(package_name.clone()).await {
-                        Ok(app) => render_export(package_name.clone(), format, options)
-                            .await
-                            .map(|preview| (app, preview)),
+                        Ok(app) => match render_export(package_name.clone(), format, options).await {
+                            Ok(preview) => get_checks(package_name.clone())
+                                .await
+                                .map(|checks| (app, preview, checks)),
+                            Err(error) => Err(error),
+                        },
                         Err(error) => Err::<_, AppError>(error),
                     };
                     match loaded {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok((app, preview)) => {
+                        Ok((app, preview, checks)) => {
                             let back = format!("/console/apps/{}", encode_component(&app.package_name));
                             view! {
                                 <Title text=format!("Export {}", app.name)/>
@@ -50,6 +58,7 @@ pub fn ExportPage() -> impl IntoView {
                                         <h1>"Export " {app.name.clone()}</h1>
                                         <a href=back>"Back to the app"</a>
                                     </div>
+                                    <ReadyFor package_name=app.package_name.clone() checks/>
                                     <section class="card stack" aria-label="Export">
                                         <ExportPanel package_name=app.package_name format options preview/>
                                     </section>
@@ -61,5 +70,54 @@ pub fn ExportPage() -> impl IntoView {
                 })
             }
         </Suspense>
+    }
+}
+
+/// "Ready for": one line per format, beginning with its key — ✔, or what
+/// blocks it, linking to the app page's checks.
+#[component]
+fn ReadyFor(package_name: String, checks: Checks) -> impl IntoView {
+    let checks_href = format!("/console/apps/{}#checks", encode_component(&package_name));
+    let lines = Format::ALL
+        .into_iter()
+        .map(|format| {
+            let blockers: Vec<String> = checks
+                .blockers_for(format)
+                .map(|finding| match &finding.tool {
+                    Some(tool) => format!("{tool}: {}", finding.message),
+                    None => finding.message.clone(),
+                })
+                .collect();
+            let status = if blockers.is_empty() {
+                view! { <span class="ready">" ✔ ready"</span> }.into_any()
+            } else {
+                let count = match blockers.len() {
+                    1 => "1 blocker".to_owned(),
+                    n => format!("{n} blockers"),
+                };
+                view! {
+                    <span class="blocked">{format!(" ✘ {count}: ")}</span>
+                    <span>{blockers.join(" ")}</span>
+                    " "
+                    <a href=checks_href.clone()>{format!("See the checks for {}", format.key())}</a>
+                }
+                .into_any()
+            };
+            view! {
+                <li>
+                    <strong>{format.key()}</strong>
+                    {status}
+                </li>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card stack ready-for" aria-labelledby="ready-title">
+            <h2 id="ready-title">"Ready for"</h2>
+            <ul class="ready-list">{lines}</ul>
+            <p class="hint">
+                <a href="/docs/exports">"What each format does with each field"</a>
+            </p>
+        </section>
     }
 }
