@@ -136,7 +136,7 @@ test("the app page lists findings and the export page says what each format need
   }
   await expect(lines.filter({ hasText: /^mentra/ })).toContainText("✔");
   await expect(lines.filter({ hasText: /^mcp/ })).toContainText("blocker");
-  await expect(lines.filter({ hasText: /^mcp/ })).toContainText("add_todo");
+  await expect(lines.filter({ hasText: /^mcp/ })).toContainText("add_todo: Read-only, Destructive, Open world");
   await expectNoSeriousA11yViolations(page);
 });
 

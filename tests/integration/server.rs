@@ -65,3 +65,18 @@ async fn the_landing_page_is_server_rendered() {
     assert!(body.contains("remind me to"), "{body}");
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_exports_guide_the_checks_link_to_is_served_to_anyone() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let response = reqwest::get(server.url("/docs/exports")).await.unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/plain; charset=utf-8"
+    );
+    let text = response.text().await.unwrap();
+    assert!(text.starts_with("# Exports: which field becomes what"));
+    assert!(text.contains("`readOnlyHint`"));
+    server.stop().await;
+}

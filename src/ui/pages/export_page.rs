@@ -9,7 +9,9 @@ use crate::{
         export::{ExportOptions, Format},
         url::encode_component,
     },
-    ui::components::{export_panel::ExportPanel, status_page::AppErrorView},
+    ui::components::{
+        checks_panel::field_label, export_panel::ExportPanel, status_page::AppErrorView,
+    },
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -81,23 +83,32 @@ fn ReadyFor(package_name: String, checks: Checks) -> impl IntoView {
     let lines = Format::ALL
         .into_iter()
         .map(|format| {
-            let blockers: Vec<String> = checks
-                .blockers_for(format)
-                .map(|finding| match &finding.tool {
-                    Some(tool) => format!("{tool}: {}", finding.message),
-                    None => finding.message.clone(),
-                })
+            // "add_todo: Read-only, Destructive; get_todos: Open world" —
+            // what to fix, by tool; the app page's checks say how.
+            let mut by_tool: Vec<(String, Vec<String>)> = Vec::new();
+            for finding in checks.blockers_for(format) {
+                let owner = finding.tool.clone().unwrap_or_else(|| "the app".to_owned());
+                let label = field_label(&finding.path);
+                match by_tool.iter_mut().find(|(tool, _)| *tool == owner) {
+                    Some((_, labels)) => labels.push(label),
+                    None => by_tool.push((owner, vec![label])),
+                }
+            }
+            let blockers: Vec<String> = by_tool
+                .iter()
+                .map(|(tool, labels)| format!("{tool}: {}", labels.join(", ")))
                 .collect();
+            let count = checks.blockers_for(format).count();
             let status = if blockers.is_empty() {
                 view! { <span class="ready">" ✔ ready"</span> }.into_any()
             } else {
-                let count = match blockers.len() {
+                let count = match count {
                     1 => "1 blocker".to_owned(),
                     n => format!("{n} blockers"),
                 };
                 view! {
                     <span class="blocked">{format!(" ✘ {count}: ")}</span>
-                    <span>{blockers.join(" ")}</span>
+                    <span>{format!("{}.", blockers.join("; "))}</span>
                     " "
                     <a href=checks_href.clone()>{format!("See the checks for {}", format.key())}</a>
                 }
