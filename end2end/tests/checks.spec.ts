@@ -1,6 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
 import * as path from "node:path";
 import * as fs from "node:fs";
+import { validateAppConfig } from "@mentra/sdk";
 import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, createTodoApp, uniquePackage } from "../fixtures/apps";
@@ -116,6 +117,8 @@ test.describe("hints and checks @js-only", () => {
     expect(exported.tools[0].description).toBe("Save a voice note, with a short tag if given");
     expect(exported.tools[0].confirmBeforeRun).toBe(false);
     expect(exported.tools[0].parameters.tag.maxLength).toBe(20);
+    // Still what Mentra's own validator accepts.
+    expect(validateAppConfig(exported)).toBe(true);
   });
 });
 
