@@ -1,5 +1,5 @@
 import { test, expect } from "@playwright/test";
-import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, pageNotice } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, fillNewApp, uniquePackage } from "../fixtures/apps";
 
@@ -22,7 +22,7 @@ test("create an app, find it in the list, open it", async ({ page }) => {
     description: "Manage your to-do items",
     serverUrl: "  https://todo.example.com/ ",
   });
-  await expect(page.getByRole("status")).toContainText("App created");
+  await expect(pageNotice(page)).toContainText("App created");
   const details = page.getByRole("form", { name: "App details", exact: true });
   await expect(details.getByLabel("Package name", { exact: true })).toHaveValue(packageName);
   await expect(details.getByLabel("Package name", { exact: true })).toHaveAttribute("readonly", "");
@@ -50,7 +50,7 @@ test("edit an app, save, and find the change after a reload", async ({ page }) =
   await details.getByLabel("Description", { exact: true }).fill("Lists, reminders and more");
   await details.getByLabel("Version", { exact: true }).fill("1.1.0");
   await details.getByRole("button", { name: "Save app", exact: true }).click();
-  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await expect(pageNotice(page)).toHaveText("Saved.");
 
   await page.reload();
   await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Todo Deluxe");
@@ -60,7 +60,7 @@ test("edit an app, save, and find the change after a reload", async ({ page }) =
   // A second save from the same form works (the form follows the new revision).
   await details.getByLabel("Version", { exact: true }).fill("1.2.0");
   await details.getByRole("button", { name: "Save app", exact: true }).click();
-  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await expect(pageNotice(page)).toHaveText("Saved.");
   await page.reload();
   await expect(details.getByLabel("Version", { exact: true })).toHaveValue("1.2.0");
 });
@@ -119,6 +119,6 @@ test("deleting an app needs its package name typed", async ({ page }) => {
   await form.getByLabel(`Type ${packageName} to confirm`, { exact: true }).fill(packageName);
   await form.getByRole("button", { name: "Delete app", exact: true }).click();
   await expect(page).toHaveURL(/\/console\/apps\?deleted=/);
-  await expect(page.getByRole("status")).toContainText(`Deleted the app ${packageName}`);
+  await expect(pageNotice(page)).toContainText(`Deleted the app ${packageName}`);
   await expect(page.getByRole("link", { name: "Doomed App", exact: true })).toHaveCount(0);
 });

@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import * as path from "node:path";
 import * as fs from "node:fs";
 import { validateAppConfig } from "@mentra/sdk";
-import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, waitForHydration, pageNotice } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, createTodoApp, uniquePackage } from "../fixtures/apps";
 import { editor, toolCard } from "../fixtures/tools";
@@ -50,7 +50,7 @@ test.describe("hints and checks @js-only", () => {
         await editor(page).getByLabel(label, { exact: true }).selectOption(option);
       }
       await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
-      await expect(page.getByRole("status")).toHaveText("Saved tool get_todos.");
+      await expect(pageNotice(page)).toHaveText("Saved tool get_todos.");
       const annotations = (await mcpExport(page, packageName)).tools[1].annotations;
       if (value === undefined) {
         expect(annotations).toBeUndefined();
@@ -82,7 +82,7 @@ test.describe("hints and checks @js-only", () => {
     const before = await region.getByRole("listitem").count();
     await editor(page).getByLabel("Destructive", { exact: true }).selectOption("No");
     await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
-    await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
+    await expect(pageNotice(page)).toHaveText("Saved tool add_todo.");
     await expect(region.getByRole("listitem")).toHaveCount(before - 1);
     await expect(page.getByRole("link", { name: `${before - 1} findings`, exact: true })).toBeVisible();
     await expect(page.getByRole("heading", { name: "AI Tools", exact: true })).toBeVisible();
@@ -101,12 +101,12 @@ test.describe("hints and checks @js-only", () => {
     await expect(preview).toContainText("permissions");
     await expect(preview).toContainText("webviewURL");
     await page.getByRole("button", { name: "Apply import", exact: true }).click();
-    await expect(page.getByRole("status")).toContainText("Imported. The app has 2 tools now.");
+    await expect(pageNotice(page)).toContainText("Imported. The app has 2 tools now.");
 
     await openTool(page, "take_note");
     await editor(page).getByLabel("Description", { exact: true }).first().fill("Save a voice note, with a short tag if given");
     await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
-    await expect(page.getByRole("status")).toHaveText("Saved tool take_note.");
+    await expect(pageNotice(page)).toHaveText("Saved tool take_note.");
 
     const response = await page.request.get(`/console/apps/${packageName}/export/download?format=mentra`);
     const exported = JSON.parse(await response.text());

@@ -1,5 +1,5 @@
 import { test, expect, type Browser } from "@playwright/test";
-import { expectNoSeriousA11yViolations } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, pageNotice } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, openAppInAnotherTab, uniquePackage } from "../fixtures/apps";
 import { addTool, editor, toolCard } from "../fixtures/tools";
@@ -14,7 +14,7 @@ async function renameInAnotherTab(browser: Browser, email: string, packageName: 
   const details = page.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill(name);
   await details.getByRole("button", { name: "Save app", exact: true }).click();
-  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await expect(pageNotice(page)).toHaveText("Saved.");
   await context.close();
 }
 
@@ -35,7 +35,7 @@ test("two tabs edit one tool: the second save is refused and keeps its input @js
 
   await editor(page).getByLabel("Description", { exact: true }).first().fill("Saved by the first tab");
   await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
-  await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
+  await expect(pageNotice(page)).toHaveText("Saved tool add_todo.");
 
   await editor(second).getByLabel("Description", { exact: true }).first().fill("Typed in the second tab");
   await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();
@@ -62,7 +62,7 @@ test("a tool changed in another tab shows its new summary on its card here @js-o
   await toolCard(second, "get_todos").getByRole("button", { name: "Edit", exact: true }).click();
   await editor(second).getByLabel("Description", { exact: true }).first().fill("Changed in the second tab");
   await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();
-  await expect(second.getByRole("status")).toHaveText("Saved tool get_todos.");
+  await expect(pageNotice(second)).toHaveText("Saved tool get_todos.");
   await other.close();
 
   // Opening another tool here finds the app newer than this page's list and
@@ -85,7 +85,7 @@ test("the app details form refuses a stale save and keeps the input @js-only", a
   const first = page.getByRole("form", { name: "App details", exact: true });
   await first.getByLabel("Name", { exact: true }).fill("Renamed first");
   await first.getByRole("button", { name: "Save app", exact: true }).click();
-  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await expect(pageNotice(page)).toHaveText("Saved.");
 
   const details = second.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill("Renamed second");
@@ -160,7 +160,7 @@ test("the details form saves on top of a tool added in another tab", async ({ pa
   const details = page.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill("Renamed here");
   await details.getByRole("button", { name: "Save app", exact: true }).click();
-  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await expect(pageNotice(page)).toHaveText("Saved.");
   await page.reload();
   await expect(page.getByRole("form", { name: "App details", exact: true }).getByLabel("Name", { exact: true })).toHaveValue(
     "Renamed here",
@@ -175,7 +175,7 @@ test("the history lists every change and restoring the first revision brings it 
   const details = page.getByRole("form", { name: "App details", exact: true });
   await details.getByLabel("Name", { exact: true }).fill("Edited name");
   await details.getByRole("button", { name: "Save app", exact: true }).click();
-  await expect(page.getByRole("status")).toHaveText("Saved.");
+  await expect(pageNotice(page)).toHaveText("Saved.");
 
   await page.getByRole("link", { name: "History", exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName}/history`));
@@ -193,7 +193,7 @@ test("the history lists every change and restoring the first revision brings it 
   await expectNoSeriousA11yViolations(page);
 
   await first.getByRole("button", { name: "Restore", exact: true }).click();
-  await expect(page.getByRole("status")).toContainText("Restored revision 1");
+  await expect(pageNotice(page)).toContainText("Restored revision 1");
   await expect(revisions.getByRole("listitem")).toHaveCount(3);
   await expect(revisions.getByRole("listitem").nth(0)).toContainText("Restored revision 1");
 

@@ -2,7 +2,7 @@ import { test, expect, type Page } from "@playwright/test";
 import * as path from "node:path";
 import * as fs from "node:fs";
 import * as os from "node:os";
-import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, waitForHydration, pageNotice } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
 import { holdChunks } from "../fixtures/islands";
@@ -35,7 +35,7 @@ test.describe("import @js-only", () => {
     await expectNoSeriousA11yViolations(page);
 
     await page.getByRole("button", { name: "Apply import", exact: true }).click();
-    await expect(page.getByRole("status")).toContainText("Imported. The app has 2 tools now.");
+    await expect(pageNotice(page)).toContainText("Imported. The app has 2 tools now.");
     await expect(toolCard(page, "add_todo")).toContainText("2 parameters");
     await expect(toolCard(page, "get_todos")).toContainText("1 parameter");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Todo App");

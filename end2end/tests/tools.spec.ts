@@ -1,5 +1,5 @@
 import { test, expect, type Page } from "@playwright/test";
-import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, waitForHydration, pageNotice } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
 import { openUntouched } from "../fixtures/islands";
@@ -36,7 +36,7 @@ test.describe("the AI Tools editor @js-only", () => {
         { name: "due_date", description: "Due date in ISO format (YYYY-MM-DD)" },
       ],
     });
-    await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
+    await expect(pageNotice(page)).toHaveText("Saved tool add_todo.");
     await addTool(page, {
       id: "get_todos",
       description: "Get all to-do items",
@@ -67,7 +67,7 @@ test.describe("the AI Tools editor @js-only", () => {
     await form.getByLabel("Idempotent", { exact: true }).selectOption("Yes");
     await form.getByLabel("Open world", { exact: true }).selectOption("No");
     await form.getByRole("button", { name: "Save tool", exact: true }).click();
-    await expect(page.getByRole("status")).toHaveText("Saved tool add_todo.");
+    await expect(pageNotice(page)).toHaveText("Saved tool add_todo.");
 
     await page.reload();
     await toolCard(page, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
@@ -203,7 +203,7 @@ test.describe("the AI Tools editor @js-only", () => {
 
     await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
     await expect(editor(page)).toHaveCount(0);
-    await expect(page.getByRole("status")).toHaveText("Saved tool sorted.");
+    await expect(pageNotice(page)).toHaveText("Saved tool sorted.");
     await page.reload();
     await toolCard(page, "sorted").getByRole("button", { name: "Edit", exact: true }).click();
     await expectParameterNames(page, ["second", "third", "first"]);
@@ -223,7 +223,7 @@ test.describe("the AI Tools editor @js-only", () => {
       return dialog.accept();
     });
     await editor(page).getByRole("button", { name: "Delete tool", exact: true }).click();
-    await expect(page.getByRole("status")).toHaveText("Deleted tool doomed.");
+    await expect(pageNotice(page)).toHaveText("Deleted tool doomed.");
     await expect(toolCard(page, "doomed")).toHaveCount(0);
     await page.reload();
     await expect(toolCard(page, "doomed")).toHaveCount(0);
@@ -334,7 +334,7 @@ test.describe("the AI Tools editor @js-only", () => {
     await details.getByLabel("Name", { exact: true }).fill("Todo Offline");
     await details.getByRole("button", { name: "Save app", exact: true }).click();
     await expect(page).toHaveURL(/\?saved=1$/);
-    await expect(page.getByRole("status")).toHaveText("Saved.");
+    await expect(pageNotice(page)).toHaveText("Saved.");
     await expect(details.getByLabel("Name", { exact: true })).toHaveValue("Todo Offline");
   });
 });

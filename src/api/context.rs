@@ -57,6 +57,36 @@ pub fn client_address() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
+/// The console's origin as this request reached it (see
+/// [`crate::server::client::origin`]), for the URLs the console hands out.
+pub fn console_origin() -> String {
+    let (trusted, secure) = state()
+        .map(|state| {
+            (
+                state.config.trusted_proxies.clone(),
+                state.config.secure_cookies,
+            )
+        })
+        .unwrap_or_default();
+    request_parts()
+        .and_then(|parts| {
+            let peer = parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
+                .0
+                .ip();
+            let host = parts.headers.get(http::header::HOST)?.to_str().ok()?;
+            let proto = parts
+                .headers
+                .get("x-forwarded-proto")
+                .and_then(|value| value.to_str().ok());
+            Some(crate::server::client::origin(
+                peer, host, proto, &trusted, secure,
+            ))
+        })
+        .unwrap_or_else(|| "http://127.0.0.1:3000".to_owned())
+}
+
 /// Whether the request is a plain HTML form post (no JavaScript), which
 /// expects a redirect rather than data.
 pub fn is_plain_form_post() -> bool {

@@ -26,7 +26,7 @@ pub async fn create_api_key(package_name: String, name: String) -> Result<NewApi
     let (developer, app) = context::owned_app(&state, &package_name).await?;
     let name = check_key_name(&name).map_err(|message| FieldErrors::single("key_name", message))?;
     let key = repo::api_keys::generate().map_err(context::internal)?;
-    repo::api_keys::create(&state.db, app.id, &name, &key, now_ms())
+    repo::api_keys::create(&state.db, app.id, developer.id, &name, &key, now_ms())
         .await
         .map_err(context::internal)?;
     tracing::info!(developer = developer.id, package = %package_name, "API key created");

@@ -8,6 +8,7 @@ pub mod export;
 pub mod history;
 pub mod import;
 pub mod keys;
+pub mod mcp;
 pub mod tools;
 pub mod try_tool;
 

@@ -16,6 +16,8 @@ pub mod field_errors;
 pub mod import;
 pub mod keys;
 pub mod lists;
+pub mod mcp;
+pub mod mcp_activity;
 pub mod revision;
 pub mod throttle;
 pub mod time;

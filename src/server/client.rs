@@ -37,6 +37,30 @@ pub fn client_ip(peer: IpAddr, forwarded_for: Option<&str>, trusted: &[IpAddr]) 
     client
 }
 
+/// The console's own origin as a client reached it (`https://console.example`):
+/// the `Host` it asked for, over HTTPS when the console serves secure
+/// cookies, or when a trusted proxy in front says so (`X-Forwarded-Proto`).
+pub fn origin(
+    peer: IpAddr,
+    host: &str,
+    forwarded_proto: Option<&str>,
+    trusted: &[IpAddr],
+    secure: bool,
+) -> String {
+    let proxied_https = trusted
+        .iter()
+        .any(|t| t.to_canonical() == peer.to_canonical())
+        && forwarded_proto
+            .and_then(|proto| proto.split(',').next())
+            .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"));
+    let scheme = if secure || proxied_https {
+        "https"
+    } else {
+        "http"
+    };
+    format!("{scheme}://{host}")
+}
+
 /// An entry of `X-Forwarded-For`: an address, or (as some proxies write
 /// it) an address with a port: `203.0.113.7:5123`, `[2001:db8::5]:443`.
 fn address_of(entry: &str) -> Option<IpAddr> {
@@ -74,6 +98,30 @@ pub fn parse_trusted_proxies(value: &str) -> Option<Vec<IpAddr>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_origin_is_https_when_served_so_or_a_trusted_proxy_says_so() {
+        let proxy: IpAddr = "10.0.0.2".parse().unwrap();
+        let stranger: IpAddr = "203.0.113.9".parse().unwrap();
+        let host = "console.example";
+        assert_eq!(
+            origin(stranger, host, None, &[], false),
+            "http://console.example"
+        );
+        assert_eq!(
+            origin(stranger, host, None, &[], true),
+            "https://console.example"
+        );
+        assert_eq!(
+            origin(proxy, host, Some("https"), &[proxy], false),
+            "https://console.example"
+        );
+        // Anyone else's word for it counts for nothing.
+        assert_eq!(
+            origin(stranger, host, Some("https"), &[proxy], false),
+            "http://console.example"
+        );
+    }
 
     fn ip(text: &str) -> IpAddr {
         text.parse().unwrap()

@@ -31,7 +31,13 @@ pub struct Config {
     /// Reverse proxies whose `X-Forwarded-For` names the client (see
     /// [`super::client`]); none by default.
     pub trusted_proxies: Vec<IpAddr>,
+    /// The host names the MCP endpoint answers to (`TOOLWRIGHT_ALLOWED_HOSTS`,
+    /// DNS-rebinding protection): loopback unless configured.
+    pub allowed_hosts: Vec<String>,
 }
+
+/// The MCP endpoint's hosts unless `TOOLWRIGHT_ALLOWED_HOSTS` says otherwise.
+pub const DEFAULT_ALLOWED_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
 // Hand-written so that a password inside DATABASE_URL never reaches a log.
 impl fmt::Debug for Config {
@@ -43,6 +49,7 @@ impl fmt::Debug for Config {
             .field("secure_cookies", &self.secure_cookies)
             .field("allow_private_targets", &self.allow_private_targets)
             .field("trusted_proxies", &self.trusted_proxies)
+            .field("allowed_hosts", &self.allowed_hosts)
             .finish()
     }
 }
@@ -88,6 +95,15 @@ impl Config {
                 .ok_or(ConfigError::NotAnAddressList(value))?,
         };
 
+        let allowed_hosts = match get("TOOLWRIGHT_ALLOWED_HOSTS") {
+            None => DEFAULT_ALLOWED_HOSTS.map(str::to_owned).to_vec(),
+            Some(value) => value
+                .split(',')
+                .map(|host| host.trim().to_owned())
+                .filter(|host| !host.is_empty())
+                .collect(),
+        };
+
         Ok(Config {
             database_url,
             backend,
@@ -95,6 +111,7 @@ impl Config {
             secure_cookies,
             allow_private_targets,
             trusted_proxies,
+            allowed_hosts,
         })
     }
 

@@ -1,7 +1,7 @@
 //! The HTTP surface: the Leptos pages and server functions, `/healthz`,
 //! static files, request logging.
 
-use super::{auth, exports, security, state::AppState};
+use super::{auth, exports, mcp, security, state::AppState};
 use crate::domain::AppError;
 use axum::{
     extract::State,
@@ -58,7 +58,15 @@ async fn exports_doc() -> impl axum::response::IntoResponse {
 /// `pages` (the Leptos pages and server functions, mounted by `app.rs`) —
 /// in the layers every request goes through.
 pub fn router(state: AppState, pages: Router<AppState>) -> Router {
+    // Each app's live MCP server, behind its API keys.
+    let mcp = Router::new()
+        .route_service("/mcp/{package_name}", mcp::service(state.clone()))
+        .route_layer(middleware::from_fn_with_state(
+            state.clone(),
+            mcp::require_key,
+        ));
     Router::new()
+        .merge(mcp)
         .route("/healthz", get(healthz))
         .route("/docs/exports", get(exports_doc))
         .route(

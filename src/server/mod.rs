@@ -9,6 +9,7 @@ pub mod db;
 pub mod export_cache;
 pub mod exports;
 pub mod http;
+pub mod mcp;
 pub mod outbound;
 pub mod password;
 pub mod repo;

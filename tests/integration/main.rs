@@ -12,6 +12,7 @@ mod auth;
 mod developers;
 mod export_api;
 mod import_api;
+mod mcp;
 mod migrations;
 mod revisions;
 mod server;

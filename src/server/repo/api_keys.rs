@@ -29,17 +29,22 @@ pub fn shown_part(key: &str) -> String {
     key.chars().take(SHOWN).collect()
 }
 
+/// Stores key `key` of app `app_id`, made by developer `created_by` (a tool
+/// call made with it over MCP reaches the app as them).
 pub async fn create(
     db: &Db,
     app_id: i64,
+    created_by: i64,
     name: &str,
     key: &str,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
     on_writer!(db, conn => sqlx::query_scalar::<_, i64>(
-        "INSERT INTO api_keys (app_id, name, prefix, key_hash, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        "INSERT INTO api_keys (app_id, created_by, name, prefix, key_hash, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
     )
     .bind(app_id)
+    .bind(created_by)
     .bind(name)
     .bind(shown_part(key))
     .bind(hash(key))
@@ -88,26 +93,49 @@ pub async fn revoke(db: &Db, app_id: i64, key_id: i64, now_ms: i64) -> Result<bo
 /// request, not a write.
 const LAST_USED_RESOLUTION_MS: i64 = 60_000;
 
+/// Who a live key speaks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyHolder {
+    pub key_id: i64,
+    pub app_id: i64,
+    /// The email of the developer who made the key (the app's owner for a
+    /// key made before keys recorded it).
+    pub email: String,
+}
+
 /// The app a live key belongs to (and records its use), or `None` for an
 /// unknown or revoked key.
 pub async fn authenticate(db: &Db, key: &str, now_ms: i64) -> Result<Option<i64>, sqlx::Error> {
+    Ok(holder(db, key, now_ms).await?.map(|holder| holder.app_id))
+}
+
+/// The key's holder (and records the key's use), or `None` for an unknown
+/// or revoked key.
+pub async fn holder(db: &Db, key: &str, now_ms: i64) -> Result<Option<KeyHolder>, sqlx::Error> {
     let key_hash = hash(key);
-    let found: Option<(i64, i64, Option<i64>)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, app_id, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+    let found: Option<(i64, i64, Option<i64>, String)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT k.id, k.app_id, k.last_used_at, d.email FROM api_keys k \
+         JOIN apps a ON a.id = k.app_id \
+         JOIN developers d ON d.id = COALESCE(k.created_by, a.owner_id) \
+         WHERE k.key_hash = $1 AND k.revoked_at IS NULL",
     )
     .bind(&key_hash)
     .fetch_optional(pool)
     .await)?;
-    let Some((id, app_id, last_used_at)) = found else {
+    let Some((key_id, app_id, last_used_at, email)) = found else {
         return Ok(None);
     };
     if last_used_at.is_none_or(|at| now_ms - at >= LAST_USED_RESOLUTION_MS) {
         on_writer!(db, conn => sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
             .bind(now_ms)
-            .bind(id)
+            .bind(key_id)
             .execute(conn)
             .await
             .map(|_| ()))?;
     }
-    Ok(Some(app_id))
+    Ok(Some(KeyHolder {
+        key_id,
+        app_id,
+        email,
+    }))
 }

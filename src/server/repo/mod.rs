@@ -14,6 +14,7 @@ pub mod apps;
 pub mod configs;
 pub mod developers;
 pub mod login_failures;
+pub mod mcp_calls;
 pub mod revisions;
 pub mod snapshots;
 pub mod tool_sends;

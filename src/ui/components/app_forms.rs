@@ -104,12 +104,15 @@ pub fn AppConsole(
     notice: Option<String>,
     save_error: Option<AppError>,
     delete_error: Option<AppError>,
+    /// What the page shows between the keys and the deletion (server HTML).
+    children: Children,
 ) -> impl IntoView {
     let package_name = app.package_name.clone();
     view! {
         <div class="stack">
             <AppEditor app tools checks notice initial_error=save_error/>
             <ApiKeysSection package_name=package_name.clone() keys/>
+            {children()}
             <section class="card stack danger-zone" aria-labelledby="delete-title">
                 <h2 id="delete-title">"Delete this app"</h2>
                 <DeleteAppForm package_name initial_error=delete_error/>

@@ -6,6 +6,7 @@ pub mod export_panel;
 pub mod form;
 pub mod import_panel;
 pub mod json_preview;
+pub mod mcp_panel;
 pub mod phrase_preview;
 pub mod site_header;
 pub mod status_page;

@@ -1,7 +1,15 @@
 use crate::{
-    api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
+    api::{
+        apps::{get_app_page, AppPage, DeleteApp, SaveApp},
+        mcp::get_mcp_panel,
+    },
     domain::url::encode_component,
-    ui::components::{app_forms::AppConsole, form::url_error, status_page::AppErrorView},
+    ui::components::{
+        app_forms::AppConsole,
+        form::url_error,
+        mcp_panel::{ActivityTable, ConnectAssistant},
+        status_page::AppErrorView,
+    },
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -26,6 +34,9 @@ pub fn AppPage() -> impl IntoView {
             n => format!("Imported. The app has {n} tools now."),
         })
     };
+    let activity_before = query
+        .get("activity_before")
+        .and_then(|before| before.parse::<i64>().ok());
     let save_error = url_error::<SaveApp>();
     let delete_error = url_error::<DeleteApp>();
 
@@ -37,9 +48,15 @@ pub fn AppPage() -> impl IntoView {
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
                 Suspend::new(async move {
-                    match get_app_page(package_name).await {
+                    let loaded = match get_app_page(package_name.clone()).await {
+                        Ok(page) => get_mcp_panel(package_name, activity_before)
+                            .await
+                            .map(|mcp| (page, mcp)),
+                        Err(error) => Err(error),
+                    };
+                    match loaded {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok(AppPage { app, tools, keys, checks }) => {
+                        Ok((AppPage { app, tools, keys, checks }, mcp)) => {
                             let name = app.name.clone();
                             let package = app.package_name.clone();
                             let base = format!("/console/apps/{}", encode_component(&package));
@@ -62,7 +79,14 @@ pub fn AppPage() -> impl IntoView {
                                         notice
                                         save_error
                                         delete_error
-                                    />
+                                    >
+                                        <ConnectAssistant package_name=package.clone() endpoint=mcp.endpoint/>
+                                        <ActivityTable
+                                            package_name=package.clone()
+                                            entries=mcp.activity
+                                            older=mcp.older
+                                        />
+                                    </AppConsole>
                                 </div>
                             }
                                 .into_any()

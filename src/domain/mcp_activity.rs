@@ -1,0 +1,18 @@
+//! The app page's Activity: the last calls assistants made over MCP.
+
+use serde::{Deserialize, Serialize};
+
+/// One call as the Activity list shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ActivityEntry {
+    pub id: i64,
+    pub tool_id: String,
+    /// The arguments' JSON, cut short.
+    pub arguments: String,
+    pub called_at: i64,
+    pub duration_ms: i64,
+    /// What the assistant was told, cut short ("Added milk", "The app's
+    /// server did not answer within 20 seconds.").
+    pub outcome: String,
+    pub is_error: bool,
+}

@@ -1,0 +1,352 @@
+//! Each app's tools as a live MCP server at `/mcp/{packageName}`: the
+//! official SDK's Streamable HTTP transport, run stateless (no protocol
+//! sessions, so any server process can answer any request), behind a layer
+//! that takes the app's API key. `tools/list` is the `mcp` export;
+//! `tools/call` becomes the Mentra `ToolCall` "Try a tool" sends, through
+//! the same guarded client.
+
+use super::{
+    clock::now_ms,
+    outbound,
+    repo::{self, apps::StoredApp, mcp_calls::CallRecord},
+    security,
+    state::AppState,
+};
+use crate::domain::{
+    export::{render, ExportOptions, Format},
+    mcp::{check_arguments, page, reply_text, shortened, tool_call, LIST_TTL_MS},
+    throttle::ThrottlePolicy,
+    time::format_iso8601,
+    tool_call::interpret,
+};
+use axum::{
+    extract::{Path, Request, State},
+    http::{header, HeaderValue, StatusCode},
+    middleware::Next,
+    response::{IntoResponse, Response},
+    Json,
+};
+use rmcp::{
+    model::{
+        CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+        Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+        ServerCapabilities, ServerConfig, Tool as McpTool,
+    },
+    service::RequestContext,
+    transport::streamable_http_server::{
+        session::never::NeverSessionManager, StreamableHttpServerConfig, StreamableHttpService,
+    },
+    ErrorData, RoleServer, ServerHandler,
+};
+use std::{borrow::Cow, sync::Arc, time::Instant};
+
+/// Requests (`tools/list`, `tools/call`) one key may make a minute.
+pub const REQUESTS_PER_MINUTE: usize = 120;
+/// How much of a call's arguments and outcome the Activity list keeps.
+const KEPT_CHARS: usize = 300;
+/// JSON-RPC error code of a request over the key's limit (a server error).
+const RATE_LIMITED: i32 = -32000;
+
+/// Who is calling, as the key layer found it: the app of the path, and the
+/// key (none for the console's own "Test connection").
+#[derive(Clone, Debug)]
+pub struct Caller {
+    pub app: StoredApp,
+    pub key_id: Option<i64>,
+    /// The developer the `ToolCall`s are for (`userId`).
+    pub email: String,
+}
+
+/// The service for the router: one for every app (the caller in the
+/// request's extensions says which), stateless.
+pub fn service(state: AppState) -> StreamableHttpService<Handler, NeverSessionManager> {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .with_allowed_hosts(state.config.allowed_hosts.clone());
+    StreamableHttpService::new(
+        move || {
+            Ok(Handler {
+                state: state.clone(),
+            })
+        },
+        Arc::new(NeverSessionManager::default()),
+        config,
+    )
+}
+
+fn refused(status: StatusCode, message: &str) -> Response {
+    (status, Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+/// The layer in front of the MCP service: a request whose `Origin` is not
+/// the console's own is refused (403, DNS rebinding), one without a live
+/// key of an app is 401 with `WWW-Authenticate`, a key of another app is
+/// 404, as for the config API.
+pub async fn require_key(
+    State(state): State<AppState>,
+    Path(package_name): Path<String>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if request.headers().contains_key(header::ORIGIN) && security::is_cross_site(request.headers())
+    {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "This MCP endpoint answers requests from the console's own origin or from outside a browser.",
+        );
+    }
+    let key = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, key)| key.trim().to_owned())
+        .filter(|key| !key.is_empty());
+    let unauthorized = |message: &str| {
+        let mut response = refused(StatusCode::UNAUTHORIZED, message);
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static("Bearer realm=\"toolwright\""),
+        );
+        response
+    };
+    let Some(key) = key else {
+        return unauthorized("Send an API key of the app: Authorization: Bearer <key>.");
+    };
+    let holder = match repo::api_keys::holder(&state.db, &key, now_ms()).await {
+        Ok(Some(holder)) => holder,
+        Ok(None) => return unauthorized("This API key is not valid (unknown or revoked)."),
+        Err(error) => return internal(error),
+    };
+    let app = match repo::apps::find_by_package(&state.db, &package_name).await {
+        Ok(Some(app)) if app.id == holder.app_id => app,
+        Ok(_) => return refused(StatusCode::NOT_FOUND, "Not found"),
+        Err(error) => return internal(error),
+    };
+    request.extensions_mut().insert(Caller {
+        app,
+        key_id: Some(holder.key_id),
+        email: holder.email,
+    });
+    next.run(request).await
+}
+
+fn internal(error: sqlx::Error) -> Response {
+    tracing::error!(%error, "MCP request failed");
+    refused(StatusCode::INTERNAL_SERVER_ERROR, "Internal error")
+}
+
+/// The app's tools as MCP lists them: the `tools` of the `mcp` export, so
+/// the file and the live list never differ.
+pub async fn tool_list(
+    state: &AppState,
+    app: &StoredApp,
+) -> Result<Vec<serde_json::Value>, sqlx::Error> {
+    let config = repo::apps::load_config(&state.db, app).await?;
+    let export = render(&config, Format::Mcp, ExportOptions::default());
+    Ok(export["tools"].as_array().cloned().unwrap_or_default())
+}
+
+/// "Test connection" for the app's owner: what `initialize` and
+/// `tools/list` answer, run by the server itself.
+pub async fn test_connection(state: &AppState, app: &StoredApp) -> Result<String, sqlx::Error> {
+    let handler = Handler {
+        state: state.clone(),
+    };
+    let info = handler.get_info();
+    let tools = tool_list(state, app).await?;
+    let names: Vec<&str> = tools
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    let versions = handler
+        .supported_protocol_versions()
+        .iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(" and ");
+    Ok(match names.len() {
+        0 => format!(
+            "Connected: {} speaks MCP {versions}. The app has no tools yet, so tools/list is empty.",
+            info.server_info.name
+        ),
+        n => format!(
+            "Connected: {} speaks MCP {versions}. tools/list gives {n} {}: {}.",
+            info.server_info.name,
+            if n == 1 { "tool" } else { "tools" },
+            names.join(", ")
+        ),
+    })
+}
+
+/// The MCP requests of one app's caller.
+pub struct Handler {
+    state: AppState,
+}
+
+impl Handler {
+    fn caller(context: &RequestContext<RoleServer>) -> Result<Caller, ErrorData> {
+        context
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<Caller>())
+            .cloned()
+            .ok_or_else(|| ErrorData::internal_error("The request has no caller", None))
+    }
+
+    /// Counts the request against the key's limit; over it, an error the
+    /// client can show.
+    async fn count(&self, caller: &Caller) -> Result<(), ErrorData> {
+        let Some(key_id) = caller.key_id else {
+            return Ok(());
+        };
+        let policy = ThrottlePolicy {
+            max_failures: REQUESTS_PER_MINUTE,
+            window_ms: 60_000,
+        };
+        match repo::mcp_calls::record_request(&self.state.db, key_id, now_ms(), policy).await {
+            Ok(None) => Ok(()),
+            Ok(Some(wait)) => Err(ErrorData::new(
+                rmcp::model::ErrorCode(RATE_LIMITED),
+                format!(
+                    "This API key made {REQUESTS_PER_MINUTE} requests in the last minute. Try again in {} seconds.",
+                    (wait + 999) / 1000
+                ),
+                None,
+            )),
+            Err(error) => Err(storage(error)),
+        }
+    }
+
+    /// Sends the call to the app and says what came of it: the text for the
+    /// assistant, and whether it is an error.
+    async fn deliver(&self, caller: &Caller, call: &serde_json::Value) -> (String, bool) {
+        let public_url = &caller.app.details.public_url;
+        let url = format!("{public_url}/tool");
+        match outbound::post_json(&url, call, self.state.config.allow_private_targets).await {
+            outbound::Outcome::Answered { status, body, .. } => reply_text(&interpret(status, &body)),
+            outbound::Outcome::Blocked(why) => (
+                format!("The console does not send calls to this app's server URL ({why}). Change the app's Server URL."),
+                true,
+            ),
+            outbound::Outcome::TimedOut { .. } => (
+                format!("The app's server at {public_url} did not answer within 20 seconds. Check that it is running, then try again."),
+                true,
+            ),
+            outbound::Outcome::Unreachable(why) => (
+                format!("The app's server at {public_url} could not be reached ({why}). Check that it is running and its Server URL is right."),
+                true,
+            ),
+            outbound::Outcome::TooLarge { .. } => (
+                "The app's answer was larger than 1 MiB; the console passes on smaller answers only.".to_owned(),
+                true,
+            ),
+        }
+    }
+}
+
+fn storage(error: sqlx::Error) -> ErrorData {
+    tracing::error!(%error, "MCP request failed");
+    ErrorData::internal_error("The console could not read or write its database", None)
+}
+
+impl ServerHandler for Handler {
+    fn get_info(&self) -> ServerConfig {
+        // No tools/list_changed: no process can reach every client, so the
+        // list's ttlMs says when to ask again.
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("Toolwright", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "The tools of one Mentra app. Each call is sent to the app's own server as a ToolCall; its answer is the text to say.",
+            )
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(&[ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28])
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let caller = Self::caller(&context)?;
+        self.count(&caller).await?;
+        let tools = tool_list(&self.state, &caller.app).await.map_err(storage)?;
+        let cursor = request.and_then(|r| r.cursor);
+        let (tools, next_cursor) = page(&tools, cursor.as_deref()).ok_or_else(|| {
+            ErrorData::invalid_params(
+                "This cursor was not given by this server's tools/list",
+                None,
+            )
+        })?;
+        let tools = tools
+            .into_iter()
+            .map(serde_json::from_value::<McpTool>)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+        let mut result = ListToolsResult::with_all_items(tools)
+            .with_ttl_ms(LIST_TTL_MS)
+            .with_cache_scope(CacheScope::Private);
+        result.next_cursor = next_cursor;
+        Ok(result)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let caller = Self::caller(&context)?;
+        self.count(&caller).await?;
+        let config = repo::apps::load_config(&self.state.db, &caller.app)
+            .await
+            .map_err(storage)?;
+        let Some(tool) = config.tools.iter().find(|t| t.id == request.name) else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "Unknown tool “{}”: tools/list names this app's tools.",
+                    request.name
+                ),
+                None,
+            ));
+        };
+        let arguments = request.arguments.unwrap_or_default();
+        let started = Instant::now();
+        let called_at = now_ms();
+        let (text, is_error) = match check_arguments(tool, &arguments) {
+            Err(problem) => (problem, true),
+            Ok(parameters) => {
+                let call = tool_call(tool, parameters, &caller.email, &format_iso8601(called_at));
+                tracing::info!(app = caller.app.id, tool = %tool.id, "an assistant calls a tool");
+                self.deliver(&caller, &call).await
+            }
+        };
+        let outcome: String = text.chars().take(KEPT_CHARS).collect();
+        let record = CallRecord {
+            app_id: caller.app.id,
+            key_id: caller.key_id,
+            tool_id: &tool.id,
+            arguments: &shortened(&arguments, KEPT_CHARS),
+            called_at,
+            duration_ms: started.elapsed().as_millis() as i64,
+            outcome: &outcome,
+            is_error,
+        };
+        // Logged before the answer goes out: the Activity list shows every
+        // call an assistant was answered.
+        repo::mcp_calls::log(&self.state.db, &record)
+            .await
+            .map_err(storage)?;
+        let content = vec![ContentBlock::text(text)];
+        Ok(if is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        }
+        .into())
+    }
+}
