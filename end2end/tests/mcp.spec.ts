@@ -1,4 +1,7 @@
 import { test, expect, type Page } from "@playwright/test";
+import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { promisify } from "node:util";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
@@ -86,13 +89,29 @@ test.describe("a live MCP server per app @js-only", () => {
       await client.close();
     }
 
+    // The MCP Inspector's command line, another official client.
+    const inspector = async (...args: string[]) => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [path.resolve(__dirname, "../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js"), "--cli", endpoint,
+          "--transport", "http", "--header", `Authorization: Bearer ${key}`, ...args],
+        { timeout: 20_000 },
+      );
+      return JSON.parse(stdout);
+    };
+    const inspected = await inspector("--method", "tools/list");
+    expect(inspected.tools.map((tool: { name: string }) => tool.name)).toEqual(["add_todo"]);
+    const called = await inspector("--method", "tools/call", "--tool-name", "add_todo", "--tool-arg", "todo_item=eggs");
+    expect(called.content).toEqual([{ type: "text", text: "Added eggs to your list" }]);
+
     // The calls are in the Activity list, newest first.
     await page.reload();
     const rows = page.getByRole("region", { name: "Activity", exact: true }).getByRole("row");
-    await expect(rows).toHaveCount(3); // the header and two calls
-    await expect(rows.nth(1)).toContainText("add_todo");
-    await expect(rows.nth(1)).toContainText("Error");
-    await expect(rows.nth(2)).toContainText("Added milk to your list");
+    await expect(rows).toHaveCount(4); // the header and three calls
+    await expect(rows.nth(1)).toContainText("eggs");
+    await expect(rows.nth(2)).toContainText("add_todo");
+    await expect(rows.nth(2)).toContainText("Error");
+    await expect(rows.nth(3)).toContainText("Added milk to your list");
     await expectNoSeriousA11yViolations(page);
   });
 });
