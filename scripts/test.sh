@@ -16,6 +16,9 @@ cargo fmt --check
 step "clippy, server build (ssr)"
 cargo clippy --features ssr --all-targets -- -D warnings
 
+step "clippy, the benchmark helper (bench/)"
+cargo clippy -p toolwright-bench -- -D warnings
+
 step "clippy, browser build (hydrate, wasm32)"
 cargo clippy --lib --features hydrate --target wasm32-unknown-unknown -- -D warnings
 

@@ -58,6 +58,7 @@ fn tool(index: usize, variant: u64) -> Tool {
                 } else {
                     vec![]
                 },
+                extra: Default::default(),
             }
         })
         .collect();
@@ -129,6 +130,7 @@ async fn seed(url: &str) -> Result<(), String> {
             version: input.version.clone(),
             public_url: input.public_url.clone(),
             settings: None,
+            extra: Default::default(),
             tools: (0..TOOLS).map(|t| tool(t, 0)).collect(),
         };
         let replaced = repo::revisions::replace(
@@ -151,7 +153,7 @@ async fn seed(url: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .ok_or("the first app is missing")?;
     let key = repo::api_keys::generate().map_err(|e| e.to_string())?;
-    repo::api_keys::create(&db, app.id, "bench", &key, now_ms())
+    repo::api_keys::create(&db, app.id, me.id, "bench", &key, now_ms())
         .await
         .map_err(|e| e.to_string())?;
     println!(
