@@ -6,8 +6,11 @@ Expects the release build (scripts/bench.sh makes it): the server
 built from bench/) and the site (target/site). Loopback only; a few minutes in all.
 """
 
+import http.server
 import json
 import math
+import sqlite3
+import threading
 import os
 import platform
 import re
@@ -48,14 +51,14 @@ def helper(*args):
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
 
-def wrk(path, connections, threads, headers=(), script=None, env=None, seconds=SECONDS, warm=True):
+def wrk(path, connections, threads, headers=(), script=None, env=None, seconds=SECONDS, warm=True, base=BASE):
     """One measured wrk run (as fast as the server answers), after a warm-up
     of WARMUP seconds of the same load (not measured): the floors between
     the runs write the database from another process, which empties the
     server's caches of it — a cold start the server, the file's only
     writer, never has otherwise."""
     if warm:
-        wrk(path, connections, threads, headers, script, env, WARMUP, warm=False)
+        wrk(path, connections, threads, headers, script, env, WARMUP, warm=False, base=base)
         if script == "save.lua":
             env = dict(env, BENCH_REVISIONS=revision_list(settled_revisions(env["BENCH_DATABASE"])))
     command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", "--timeout", "10s"]
@@ -63,7 +66,7 @@ def wrk(path, connections, threads, headers=(), script=None, env=None, seconds=S
         command += ["-H", header]
     if script:
         command += ["-s", str(ROOT / "bench" / script)]
-    command.append(BASE + path)
+    command.append(base + path)
     out = subprocess.run(command, check=True, capture_output=True, text=True, env=env).stdout
     result = {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))}
     for label, key in (("50%", "p50_ms"), ("99%", "p99_ms")):
@@ -71,7 +74,7 @@ def wrk(path, connections, threads, headers=(), script=None, env=None, seconds=S
         result[key] = float(match.group(1)) * UNITS[match.group(2)]
     non_2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
     result["errors"] = int(non_2xx.group(1)) if non_2xx else 0
-    failed = re.search(r"FAILED_SAVES (\d+)", out)
+    failed = re.search(r"FAILED_\w+ (\d+)", out)
     if failed:
         result["errors"] += int(failed.group(1))
     return result
@@ -96,6 +99,29 @@ def steady(path):
     errors += sum(n for error, n in out.get("errorDistribution", {}).items() if error != "aborted due to deadline")
     return {"p99_ms": p99 * 1000 if p99 is not None else math.nan,
             "rps": out["summary"]["requestsPerSec"], "errors": errors}
+
+
+class StubApp(http.server.BaseHTTPRequestHandler):
+    """A Mentra app's `/tool` that answers at once, for tools/call."""
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'{"status":"success","reply":"Done"}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+def start_stub_app():
+    stub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StubApp)
+    threading.Thread(target=stub.serve_forever, daemon=True).start()
+    return stub, f"http://127.0.0.1:{stub.server_address[1]}"
 
 
 def journey():
@@ -169,16 +195,27 @@ def main():
     log("seeding 17 apps of 100 tools with 10 parameters each")
     seeded = helper("seed", database)
 
+    # tools/call goes to a stub app on loopback: the first app's server.
+    stub, stub_url = start_stub_app()
+    with sqlite3.connect(f"{work}/bench.db") as db:
+        db.execute("UPDATE apps SET public_url = ? WHERE package_name = 'bench.app00'", (stub_url,))
+
     log(f"starting the release server on {ADDR}")
     env = dict(os.environ, DATABASE_URL=database, LEPTOS_SITE_ADDR=ADDR, LEPTOS_ENV="PROD",
-               LEPTOS_SITE_ROOT=str(ROOT / "target" / "site"), LEPTOS_HASH_FILES="true", RUST_LOG="warn")
+               LEPTOS_SITE_ROOT=str(ROOT / "target" / "site"), LEPTOS_HASH_FILES="true", RUST_LOG="warn",
+               # The stub app is on loopback, and the load is far over a key's usual limit.
+               TOOLWRIGHT_ALLOW_PRIVATE_TARGETS="true", TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE="1000000000")
     server = subprocess.Popen([str(SERVER)], cwd=ROOT, env=env)
     try:
         wait_until_up(seconds=10)
         cookie = log_in()
         key = seeded["key"]
         results = {name: [] for name in ("save", "save_floor", "export", "export_floor", "page",
-                                           "steady_idle", "steady_login", "login")}
+                                           "steady_idle", "steady_login", "login",
+                                           "mcp_list", "mcp_call", "stub_direct")}
+        tool_call = {"toolId": "tool_001", "toolParameters": {"param_0": "low"},
+                     "timestamp": "2026-01-01T00:00:00Z", "userId": "bench@example.com",
+                     "activeSession": None}
         for run in range(1, RUNS + 1):
             log(f"run {run} of {RUNS}")
             wrk_env = dict(os.environ, BENCH_COOKIE=cookie, BENCH_DATABASE=database,
@@ -189,6 +226,14 @@ def main():
                                          headers=[f"Authorization: Bearer {key}"]))
             results["export_floor"].append(helper("floor-export", database, "2", str(SECONDS)))
             results["page"].append(wrk("/console/apps/bench.app00", 1, 1, headers=[f"Cookie: {cookie}"]))
+            mcp_env = dict(os.environ, BENCH_KEY=key)
+            results["mcp_list"].append(wrk("/mcp/bench.app00", 16, 2, script="mcp.lua", env=dict(
+                mcp_env, BENCH_BODY=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}))))
+            results["mcp_call"].append(wrk("/mcp/bench.app00", 16, 2, script="mcp.lua", env=dict(
+                mcp_env, BENCH_BODY=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                    "name": "tool_001", "arguments": tool_call["toolParameters"]}}))))
+            results["stub_direct"].append(wrk("/tool", 16, 2, script="post.lua", base=stub_url,
+                                              env=dict(os.environ, BENCH_BODY=json.dumps(tool_call))))
             results["steady_idle"].append(steady("/healthz"))
             # 8 clients logging in without a pause (one argon2 hash each),
             # for as long as the steady load and its warm-up, and a second
@@ -216,6 +261,7 @@ def main():
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+        stub.shutdown()
         shutil.rmtree(work, ignore_errors=True)
 
     write_report(results, visit, rss_kb)
@@ -257,6 +303,9 @@ def write_report(results, visit, rss_kb):
     save_ratio = run_ratio(results, "save", "save_floor", "rps")
     export_ratio = run_ratio(results, "export", "export_floor", "rps")
     steady_ratio = run_ratio(results, "steady_login", "steady_idle", "p99_ms")
+    list_ratio = run_ratio(results, "mcp_list", "export", "rps")
+    call_ratio = run_ratio(results, "mcp_call", "stub_direct", "rps")
+    mcp_failed = sum(run["errors"] for name in ("mcp_list", "mcp_call") for run in results[name])
     steady_errors = sum(run["errors"] for name in ("steady_idle", "steady_login") for run in results[name])
     refused = sum(run["refused"] for run in results["login"])
 
@@ -289,6 +338,13 @@ def write_report(results, visit, rss_kb):
         f"(p99 {page['p99_ms']:.2f} ms) | p50 ≤ 3 ms | {mark(page['p50_ms'] <= 3)} |",
         f"| Export API, 100-tool app, 16 connections | {export['rps']:.0f} req/s, {export_ratio:.2f}× the "
         f"in-process export ({m['export_floor']['rps']:.0f}/s on 2 threads) | — | — |",
+        f"| MCP tools/list, 100-tool app (a page of 50), 16 connections | {m['mcp_list']['rps']:.0f} req/s "
+        f"(p99 {m['mcp_list']['p99_ms']:.2f} ms), {list_ratio:.2f}× the export API above | — | — |",
+        f"| MCP tools/call to a stub app on loopback, 16 connections | {m['mcp_call']['rps']:.0f} calls/s "
+        f"(p99 {m['mcp_call']['p99_ms']:.2f} ms), {call_ratio:.2f}× a direct POST of the ToolCall to the stub "
+        f"({m['stub_direct']['rps']:.0f}/s)"
+        + (f"; {mcp_failed} failed" if mcp_failed else "")
+        + " | — | — |",
         f"| Server memory (RSS) after the run | {rss_kb / 1024:.1f} MB | ≤ 128 MB | {mark(rss_kb <= 128 * 1024)} |",
         f"| `/healthz` p99 at {STEADY_RATE:,} requests/s while 8 clients log in | "
         f"{m['steady_login']['p99_ms']:.2f} ms against {m['steady_idle']['p99_ms']:.2f} ms idle: "
@@ -312,6 +368,9 @@ def write_report(results, visit, rss_kb):
         "rate over 4 connections, each request timed from when it was due, so a stall counts for every request "
         "it holds up.",
         "- Floors: the same save or export done in-process by the bench helper (bench/), in the same run.",
+        "- MCP: wrk POSTing one JSON-RPC request as a 2025-11-25 client (bench/mcp.lua), with the key limit "
+        "raised; each tools/call is counted, sent to the stub app (Python's threaded HTTP server, bench.py) "
+        "and logged. The direct POST is the same ToolCall to the same stub (bench/post.lua).",
         "- First visit: Playwright driving Chromium (end2end/bench/journey.mjs); each response counted as it "
         "came over the wire, headers and compressed body, redirects and server-function calls included.",
         "",

@@ -3,14 +3,15 @@
 -- made before keep NULL and speak for the app's owner.
 ALTER TABLE api_keys ADD COLUMN created_by BIGINT REFERENCES developers (id) ON DELETE SET NULL;
 
--- Each MCP request per key, for its limit of requests a minute: kept in the
--- database so that the limit holds across every server process.
-CREATE TABLE mcp_requests (
-    id           BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    key_id       BIGINT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
-    requested_at BIGINT NOT NULL
+-- How many MCP requests each key made in each minute, for its limit of
+-- requests a minute: one row per key and minute, counted up in place, and
+-- kept in the database so that the limit holds across every server process.
+CREATE TABLE mcp_request_counts (
+    key_id BIGINT NOT NULL REFERENCES api_keys (id) ON DELETE CASCADE,
+    minute BIGINT NOT NULL,
+    count  BIGINT NOT NULL,
+    PRIMARY KEY (key_id, minute)
 );
-CREATE INDEX mcp_requests_key ON mcp_requests (key_id, requested_at);
 
 -- The app page's Activity: each tools/call, logged before its answer is
 -- sent, with its arguments cut short; kept for a bounded time.

@@ -34,7 +34,13 @@ pub struct Config {
     /// The host names the MCP endpoint answers to (`TOOLWRIGHT_ALLOWED_HOSTS`,
     /// DNS-rebinding protection): loopback unless configured.
     pub allowed_hosts: Vec<String>,
+    /// Requests (`tools/list`, `tools/call`) one API key may make a minute
+    /// on the MCP endpoint (`TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE`).
+    pub mcp_requests_per_minute: usize,
 }
+
+/// The MCP limit per key unless `TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE` says otherwise.
+pub const DEFAULT_MCP_REQUESTS_PER_MINUTE: usize = 120;
 
 /// The MCP endpoint's hosts unless `TOOLWRIGHT_ALLOWED_HOSTS` says otherwise.
 pub const DEFAULT_ALLOWED_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
@@ -50,6 +56,7 @@ impl fmt::Debug for Config {
             .field("allow_private_targets", &self.allow_private_targets)
             .field("trusted_proxies", &self.trusted_proxies)
             .field("allowed_hosts", &self.allowed_hosts)
+            .field("mcp_requests_per_minute", &self.mcp_requests_per_minute)
             .finish()
     }
 }
@@ -62,6 +69,8 @@ pub enum ConfigError {
     NotABoolean { name: &'static str, value: String },
     #[error("TOOLWRIGHT_TRUSTED_PROXIES must be IP addresses separated by commas (got {0:?})")]
     NotAnAddressList(String),
+    #[error("TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE must be a whole number from 1 up (got {0:?})")]
+    NotACount(String),
 }
 
 impl Config {
@@ -104,6 +113,16 @@ impl Config {
                 .collect(),
         };
 
+        let mcp_requests_per_minute = match get("TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE") {
+            None => DEFAULT_MCP_REQUESTS_PER_MINUTE,
+            Some(value) => value
+                .trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or(ConfigError::NotACount(value))?,
+        };
+
         Ok(Config {
             database_url,
             backend,
@@ -112,6 +131,7 @@ impl Config {
             allow_private_targets,
             trusted_proxies,
             allowed_hosts,
+            mcp_requests_per_minute,
         })
     }
 
@@ -188,6 +208,28 @@ mod tests {
             c.trusted_proxies.is_empty(),
             "no proxy is trusted by default"
         );
+    }
+
+    #[test]
+    fn the_mcp_endpoint_answers_loopback_and_limits_keys_unless_told_otherwise() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.allowed_hosts, ["localhost", "127.0.0.1", "::1"]);
+        assert_eq!(c.mcp_requests_per_minute, 120);
+        let c = config(&[
+            ("TOOLWRIGHT_ALLOWED_HOSTS", "console.example, localhost ,"),
+            ("TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE", " 600 "),
+        ])
+        .unwrap();
+        assert_eq!(c.allowed_hosts, ["console.example", "localhost"]);
+        assert_eq!(c.mcp_requests_per_minute, 600);
+        for bad in ["0", "-1", "many"] {
+            let err = config(&[("TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE", bad)]).unwrap_err();
+            assert!(
+                err.to_string()
+                    .contains("TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE"),
+                "{err}"
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,6 @@ use super::{
 use crate::domain::{
     export::{render, ExportOptions, Format},
     mcp::{check_arguments, page, reply_text, shortened, tool_call, LIST_TTL_MS},
-    throttle::ThrottlePolicy,
     time::format_iso8601,
     tool_call::interpret,
 };
@@ -40,8 +39,6 @@ use rmcp::{
 };
 use std::{borrow::Cow, sync::Arc, time::Instant};
 
-/// Requests (`tools/list`, `tools/call`) one key may make a minute.
-pub const REQUESTS_PER_MINUTE: usize = 120;
 /// How much of a call's arguments and outcome the Activity list keeps.
 const KEPT_CHARS: usize = 300;
 /// JSON-RPC error code of a request over the key's limit (a server error).
@@ -203,16 +200,13 @@ impl Handler {
         let Some(key_id) = caller.key_id else {
             return Ok(());
         };
-        let policy = ThrottlePolicy {
-            max_failures: REQUESTS_PER_MINUTE,
-            window_ms: 60_000,
-        };
-        match repo::mcp_calls::record_request(&self.state.db, key_id, now_ms(), policy).await {
+        let limit = self.state.config.mcp_requests_per_minute;
+        match repo::mcp_calls::record_request(&self.state.db, key_id, now_ms(), limit).await {
             Ok(None) => Ok(()),
             Ok(Some(wait)) => Err(ErrorData::new(
                 rmcp::model::ErrorCode(RATE_LIMITED),
                 format!(
-                    "This API key made {REQUESTS_PER_MINUTE} requests in the last minute. Try again in {} seconds.",
+                    "This API key made {limit} requests this minute. Try again in {} seconds.",
                     (wait + 999) / 1000
                 ),
                 None,

@@ -262,6 +262,12 @@ async fn clients_of_both_protocol_versions_list_the_mcp_export() {
     }
 }
 
+/// `key` with its last digit changed.
+fn tampered(key: &str) -> String {
+    let (head, last) = key.split_at(key.len() - 1);
+    format!("{head}{}", if last == "0" { "1" } else { "0" })
+}
+
 #[tokio::test]
 async fn only_a_live_key_of_the_app_from_outside_a_foreign_page_may_call() {
     for db in TestDatabase::all().await {
@@ -281,7 +287,7 @@ async fn only_a_live_key_of_the_app_from_outside_a_foreign_page_may_call() {
 
         for (key, expected) in [
             (None, 401),
-            (Some(format!("{}0", &key[..key.len() - 1])), 401),
+            (Some(tampered(&key)), 401),
             (Some(bobs_key.clone()), 404),
         ] {
             let (status, headers, body) = rpc(key.as_deref(), todo)
@@ -480,15 +486,18 @@ async fn over_its_limit_a_key_gets_an_error_the_client_can_show() {
             key: Some(create_key(&alice, "com.example.todo").await),
         };
         assert!(rpc.call(1, "tools/list", json!({})).await["result"].is_object());
-        // The rest of the minute's allowance, as other processes would have
-        // counted it.
-        let now = toolwright::server::clock::now_ms();
-        let limit = toolwright::server::mcp::REQUESTS_PER_MINUTE as i64;
-        for _ in 1..limit {
+        // The rest of the minute's allowance (and the next minute's, should
+        // the clock turn now), as other processes would have counted it.
+        let limit = server.state.config.mcp_requests_per_minute as i64;
+        assert_eq!(limit, 120, "the default");
+        let minute = toolwright::server::clock::now_ms() / 60_000;
+        for minute in [minute, minute + 1] {
             on_db!(&server.state.db, pool => sqlx::query(
-                "INSERT INTO mcp_requests (key_id, requested_at) SELECT id, $1 FROM api_keys",
+                "INSERT INTO mcp_request_counts (key_id, minute, count) SELECT id, $1, $2 FROM api_keys \
+                 WHERE true ON CONFLICT (key_id, minute) DO UPDATE SET count = excluded.count",
             )
-            .bind(now)
+            .bind(minute)
+            .bind(limit)
             .execute(pool)
             .await
             .map(|_| ()))

@@ -1,58 +1,49 @@
-//! The live MCP server's records: each key's requests, for its limit of
-//! requests a minute, and each tool call, for the app page's Activity. In
+//! The live MCP server's records: how many requests each key made in each
+//! minute, for its limit, and each tool call, for the app page's Activity. In
 //! the database, so that both hold across every server process.
 
-use crate::{
-    domain::{mcp_activity::ActivityEntry, throttle::ThrottlePolicy},
-    in_transaction, on_db,
-    server::db::Db,
-};
+use crate::{domain::mcp_activity::ActivityEntry, in_transaction, on_db, server::db::Db};
 
 /// How long a call stays in the Activity list.
 pub const KEPT_FOR_MS: i64 = 30 * 24 * 60 * 60 * 1000;
 
-/// Counts a request made with key `key_id` at `now_ms` if `policy` allows
-/// it: `None`, or how many milliseconds until it would be allowed (then
-/// nothing is counted).
+/// Counts a request made with key `key_id` at `now_ms` if the key made
+/// fewer than `limit` in this minute: `None`, or how many milliseconds until
+/// the next minute, when it may again (then nothing is counted). One
+/// statement counts and checks at once, in any number of server processes.
 pub async fn record_request(
     db: &Db,
     key_id: i64,
     now_ms: i64,
-    policy: ThrottlePolicy,
+    limit: usize,
 ) -> Result<Option<i64>, sqlx::Error> {
-    let postgres = db.backend() == crate::server::config::Backend::Postgres;
+    let minute = now_ms.div_euclid(MINUTE_MS);
+    let limit = i64::try_from(limit).unwrap_or(i64::MAX);
     in_transaction!(db, tx => {
-        if postgres {
-            // SQLite's transaction holds the file's write lock already;
-            // PostgreSQL's locks the key's row, so that one key's requests
-            // are counted one at a time in any number of processes.
-            sqlx::query("SELECT id FROM api_keys WHERE id = $1 FOR UPDATE")
-                .bind(key_id)
-                .execute(&mut *tx)
-                .await?;
-        }
-        sqlx::query("DELETE FROM mcp_requests WHERE key_id = $1 AND requested_at < $2")
+        sqlx::query("DELETE FROM mcp_request_counts WHERE key_id = $1 AND minute < $2")
             .bind(key_id)
-            .bind(policy.window_start(now_ms))
+            .bind(minute)
             .execute(&mut *tx)
             .await?;
-        let recent: Vec<i64> =
-            sqlx::query_scalar("SELECT requested_at FROM mcp_requests WHERE key_id = $1")
-                .bind(key_id)
-                .fetch_all(&mut *tx)
-                .await?;
-        if let Some(wait) = policy.retry_after(&recent, now_ms) {
-            return Ok(Some(wait));
-        }
-        sqlx::query("INSERT INTO mcp_requests (key_id, requested_at) VALUES ($1, $2)")
-            .bind(key_id)
-            .bind(now_ms)
-            .execute(&mut *tx)
-            .await?;
+        let counted: Option<i64> = sqlx::query_scalar(
+            "INSERT INTO mcp_request_counts (key_id, minute, count) VALUES ($1, $2, 1) \
+             ON CONFLICT (key_id, minute) DO UPDATE SET count = mcp_request_counts.count + 1 \
+             WHERE mcp_request_counts.count < $3 RETURNING count",
+        )
+        .bind(key_id)
+        .bind(minute)
+        .bind(limit)
+        .fetch_optional(&mut *tx)
+        .await?;
         tx.commit().await?;
-        Ok(None)
+        Ok(match counted {
+            Some(_) => None,
+            None => Some((minute + 1) * MINUTE_MS - now_ms),
+        })
     })
 }
+
+const MINUTE_MS: i64 = 60_000;
 
 /// One tool call, as the Activity list shows it.
 #[derive(Clone, Debug, PartialEq, Eq)]
