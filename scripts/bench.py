@@ -118,8 +118,13 @@ class StubApp(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class StubServer(http.server.ThreadingHTTPServer):
+    # The default backlog of 5 refuses connections under the load.
+    request_queue_size = 256
+
+
 def start_stub_app():
-    stub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), StubApp)
+    stub = StubServer(("127.0.0.1", 0), StubApp)
     threading.Thread(target=stub.serve_forever, daemon=True).start()
     return stub, f"http://127.0.0.1:{stub.server_address[1]}"
 

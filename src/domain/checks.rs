@@ -124,13 +124,31 @@ pub fn check(app: &AppConfig) -> Checks {
     let mut findings = Vec::new();
     app_description(app, &mut findings);
     openai_tool_count(app, &mut findings);
+    // Each phrase's words once, not once per pair of tools compared.
+    let phrase_words: Vec<Vec<Vec<String>>> = app
+        .tools
+        .iter()
+        .map(|tool| {
+            tool.activation_phrases
+                .iter()
+                .map(|p| words_of(p))
+                .collect()
+        })
+        .collect();
     for (index, tool) in app.tools.iter().enumerate() {
         let at = format!("tools[{index}]");
-        let earlier = app.tools.get(..index).unwrap_or_default();
+        let earlier = PhraseWords {
+            tools: app.tools.get(..index).unwrap_or_default(),
+            words: phrase_words.get(..index).unwrap_or_default(),
+        };
+        let own_words = phrase_words
+            .get(index)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let first = findings.len();
         description_routes(tool, &at, &mut findings);
         phrases_present(tool, &at, &mut findings);
-        phrases_distinct(tool, earlier, &at, &mut findings);
+        phrases_distinct(tool, own_words, &earlier, &at, &mut findings);
         phrases_fit(tool, &at, &mut findings);
         title_set(tool, &at, &mut findings);
         hints_set(tool, &at, &mut findings);
@@ -226,16 +244,26 @@ fn phrases_present(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
 
 /// Two tools answering to the same words leave the assistant guessing which
 /// one the user means; the later tool is the one to change.
-fn phrases_distinct(tool: &Tool, earlier: &[Tool], at: &str, out: &mut Vec<Finding>) {
-    for phrase in &tool.activation_phrases {
-        let words = words_of(phrase);
-        let clash = earlier.iter().find_map(|other| {
-            other
-                .activation_phrases
-                .iter()
-                .map(|theirs| (other, theirs, words_of(theirs)))
-                .find(|(_, _, their_words)| overlaps(&words, their_words))
-        });
+fn phrases_distinct(
+    tool: &Tool,
+    own_words: &[Vec<String>],
+    earlier: &PhraseWords<'_>,
+    at: &str,
+    out: &mut Vec<Finding>,
+) {
+    for (phrase, words) in tool.activation_phrases.iter().zip(own_words) {
+        let clash = earlier
+            .tools
+            .iter()
+            .zip(earlier.words)
+            .find_map(|(other, their_phrases)| {
+                other
+                    .activation_phrases
+                    .iter()
+                    .zip(their_phrases)
+                    .find(|(_, their_words)| overlaps(words, their_words))
+                    .map(|(theirs, their_words)| (other, theirs, their_words))
+            });
         let Some((other, theirs, their_words)) = clash else {
             continue;
         };
@@ -380,6 +408,12 @@ fn strict_optional(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
 
 // Gemini gets no finding: a tool without parameters loses its `parameters`
 // object there, but nothing the author wrote goes with it.
+
+/// The tools before the one checked, with their phrases' words.
+struct PhraseWords<'a> {
+    tools: &'a [Tool],
+    words: &'a [Vec<Vec<String>>],
+}
 
 /// The words of a phrase, description or ID, lower-cased: `get_todos`,
 /// "Get todos." and "get-todos" all give `["get", "todos"]`.

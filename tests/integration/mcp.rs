@@ -555,3 +555,136 @@ async fn a_large_app_lists_its_tools_in_pages() {
     assert_eq!(bad["error"]["code"], -32602);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_activity_list_comes_newest_first_a_page_at_a_time_and_only_to_its_owner() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = todo_app(&server, "https://todo.example.com").await;
+    let app = repo::apps::find_by_package(&server.state.db, "com.example.todo")
+        .await
+        .unwrap()
+        .unwrap();
+    let now = toolwright::server::clock::now_ms();
+    for n in 0..25 {
+        let arguments = format!("{{\"n\":{n}}}");
+        repo::mcp_calls::log(
+            &server.state.db,
+            &repo::mcp_calls::CallRecord {
+                app_id: app.id,
+                key_id: None,
+                tool_id: "add_todo",
+                arguments: &arguments,
+                called_at: now + n,
+                duration_ms: 3,
+                outcome: "Added",
+                is_error: false,
+            },
+        )
+        .await
+        .unwrap();
+    }
+    let panel = |answer: crate::common::Answer| -> Value {
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        serde_json::from_str(&answer.body).unwrap()
+    };
+    let first = panel(
+        alice
+            .call("/api/mcp/panel", &[("package_name", "com.example.todo")])
+            .await,
+    );
+    assert!(first["endpoint"]
+        .as_str()
+        .unwrap()
+        .ends_with("/mcp/com.example.todo"));
+    let shown: Vec<&str> = first["activity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["arguments"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown.len(), 20);
+    assert_eq!(shown[0], r#"{"n":24}"#, "newest first");
+    let older = first["older"].as_i64().expect("a next page").to_string();
+    let second = panel(
+        alice
+            .call(
+                "/api/mcp/panel",
+                &[("package_name", "com.example.todo"), ("before", &older)],
+            )
+            .await,
+    );
+    let rest: Vec<&str> = second["activity"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["arguments"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rest,
+        [
+            r#"{"n":4}"#,
+            r#"{"n":3}"#,
+            r#"{"n":2}"#,
+            r#"{"n":1}"#,
+            r#"{"n":0}"#
+        ]
+    );
+    assert!(second["older"].is_null());
+
+    let mut bob = developer(&server, "bob@example.com").await;
+    let answer = bob
+        .call("/api/mcp/panel", &[("package_name", "com.example.todo")])
+        .await;
+    assert_eq!(answer.app_error(), toolwright::api::AppError::NotFound);
+    let answer = bob
+        .call("/api/mcp/test", &[("package_name", "com.example.todo")])
+        .await;
+    assert_eq!(answer.app_error(), toolwright::api::AppError::NotFound);
+    let tested = alice
+        .call("/api/mcp/test", &[("package_name", "com.example.todo")])
+        .await;
+    assert!(
+        tested
+            .body
+            .contains("tools/list gives 3 tools: add_todo, hand_over, fail"),
+        "{}",
+        tested.body
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn calls_older_than_the_time_they_are_kept_are_forgotten() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let _alice = todo_app(&server, "https://todo.example.com").await;
+    let app = repo::apps::find_by_package(&server.state.db, "com.example.todo")
+        .await
+        .unwrap()
+        .unwrap();
+    let record = |called_at: i64| repo::mcp_calls::CallRecord {
+        app_id: app.id,
+        key_id: None,
+        tool_id: "add_todo",
+        arguments: "{}",
+        called_at,
+        duration_ms: 1,
+        outcome: "Added",
+        is_error: false,
+    };
+    let now = toolwright::server::clock::now_ms();
+    repo::mcp_calls::log(
+        &server.state.db,
+        &record(now - repo::mcp_calls::KEPT_FOR_MS - 1),
+    )
+    .await
+    .unwrap();
+    repo::mcp_calls::log(&server.state.db, &record(now))
+        .await
+        .unwrap();
+    let kept = repo::mcp_calls::list(&server.state.db, app.id, None, 10)
+        .await
+        .unwrap();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].called_at, now);
+    server.stop().await;
+}

@@ -69,7 +69,9 @@ pub fn ConnectAssistant(package_name: String, endpoint: String) -> impl IntoView
                 </button>
             </div>
             <p class="hint no-js">"Testing the connection needs JavaScript."</p>
-            <p role="status" class="test-result">{move || result.get()}</p>
+            <p role="status" class="test-result" class:filled=move || !result.with(String::is_empty)>
+                {move || result.get()}
+            </p>
         </section>
     }
 }
