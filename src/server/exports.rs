@@ -134,7 +134,7 @@ pub async fn download(
 }
 
 /// The bearer token of a request, if it has one.
-fn bearer(headers: &HeaderMap) -> Option<&str> {
+pub(super) fn bearer(headers: &HeaderMap) -> Option<&str> {
     let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     let (scheme, token) = value.split_once(' ')?;
     scheme
@@ -143,7 +143,7 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .filter(|t| !t.is_empty())
 }
 
-fn unauthorized(message: &str) -> Response {
+pub(super) fn unauthorized(message: &str) -> Response {
     let mut response = json_error(
         StatusCode::UNAUTHORIZED,
         serde_json::json!({ "error": message }),

@@ -7,7 +7,7 @@
 
 use super::{
     clock::now_ms,
-    outbound,
+    exports, outbound,
     repo::{self, apps::StoredApp, mcp_calls::CallRecord},
     security,
     state::AppState,
@@ -20,7 +20,7 @@ use crate::domain::{
 };
 use axum::{
     extract::{Path, Request, State},
-    http::{header, HeaderValue, StatusCode},
+    http::{header, StatusCode},
     middleware::Next,
     response::{IntoResponse, Response},
     Json,
@@ -94,28 +94,15 @@ pub async fn require_key(
             "This MCP endpoint answers requests from the console's own origin or from outside a browser.",
         );
     }
-    let key = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split_once(' '))
-        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
-        .map(|(_, key)| key.trim().to_owned())
-        .filter(|key| !key.is_empty());
-    let unauthorized = |message: &str| {
-        let mut response = refused(StatusCode::UNAUTHORIZED, message);
-        response.headers_mut().insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static("Bearer realm=\"toolwright\""),
-        );
-        response
-    };
-    let Some(key) = key else {
-        return unauthorized("Send an API key of the app: Authorization: Bearer <key>.");
+    // The same key rule as the config API (`/api/v1`).
+    let Some(key) = exports::bearer(request.headers()).map(str::to_owned) else {
+        return exports::unauthorized("Send an API key of the app: Authorization: Bearer <key>.");
     };
     let holder = match repo::api_keys::holder(&state.db, &key, now_ms()).await {
         Ok(Some(holder)) => holder,
-        Ok(None) => return unauthorized("This API key is not valid (unknown or revoked)."),
+        Ok(None) => {
+            return exports::unauthorized("This API key is not valid (unknown or revoked).")
+        }
         Err(error) => return internal(error),
     };
     let app = match repo::apps::find_by_package(&state.db, &package_name).await {

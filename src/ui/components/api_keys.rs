@@ -6,7 +6,7 @@ use crate::{
         AppError,
     },
     domain::{keys::ApiKeySummary, time::format_utc},
-    ui::components::form::FormAlert,
+    ui::components::form::{copy_to_clipboard, FormAlert},
 };
 use leptos::{ev::SubmitEvent, prelude::*};
 
@@ -147,7 +147,7 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                                 <button
                                     type="button"
                                     on:click=move |_| {
-                                        copy_key(for_copy.clone(), copied);
+                                        copy_to_clipboard(for_copy.clone(), move |ok| copied.set(ok));
                                     }
                                 >
                                     {move || if copied.get() { "Copied key" } else { "Copy key" }}
@@ -202,14 +202,4 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
             </Show>
         </section>
     }
-}
-
-fn copy_key(key: String, copied: RwSignal<bool>) {
-    #[cfg(feature = "hydrate")]
-    leptos::task::spawn_local(async move {
-        let promise = window().navigator().clipboard().write_text(&key);
-        copied.set(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (key, copied);
 }

@@ -5,7 +5,10 @@
 use crate::{
     api::export::render_export,
     domain::export::{ExportOptions, Format},
-    ui::components::{form::FormAlert, json_preview::JsonPreview},
+    ui::components::{
+        form::{copy_to_clipboard, FormAlert},
+        json_preview::JsonPreview,
+    },
 };
 use leptos::prelude::*;
 
@@ -82,7 +85,13 @@ pub fn ExportPanel(
     };
     let copy = move |_| {
         let content = text.get_untracked();
-        copy_to_clipboard(content, copied);
+        copy_to_clipboard(content, move |ok| {
+            copied.set(Some(if ok {
+                "Copied".to_owned()
+            } else {
+                "Could not copy: select the preview and copy it yourself.".to_owned()
+            }))
+        });
     };
 
     view! {
@@ -177,21 +186,4 @@ pub fn ExportPanel(
         </p>
         <JsonPreview text=text label="Preview"/>
     }
-}
-
-/// Writes `content` to the clipboard; says "Copied" (or why not) in `status`.
-fn copy_to_clipboard(content: String, status: RwSignal<Option<String>>) {
-    #[cfg(feature = "hydrate")]
-    leptos::task::spawn_local(async move {
-        let clipboard = window().navigator().clipboard();
-        let promise = clipboard.write_text(&content);
-        match wasm_bindgen_futures::JsFuture::from(promise).await {
-            Ok(_) => status.set(Some("Copied".to_owned())),
-            Err(_) => status.set(Some(
-                "Could not copy: select the preview and copy it yourself.".to_owned(),
-            )),
-        }
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (content, status);
 }

@@ -222,3 +222,15 @@ pub fn checked_before_waking(id: &str) -> Option<bool> {
         None
     }
 }
+
+/// Writes `text` to the clipboard, then tells `done` whether it worked (in
+/// the browser only: the buttons that call it need JavaScript).
+pub fn copy_to_clipboard(text: String, done: impl FnOnce(bool) + 'static) {
+    #[cfg(feature = "hydrate")]
+    leptos::task::spawn_local(async move {
+        let promise = window().navigator().clipboard().write_text(&text);
+        done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
+    });
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (text, done);
+}

@@ -1,6 +1,7 @@
 //! The app page's live MCP server: the endpoint and how to connect an
 //! assistant to it, a connection test, and the calls assistants made.
 
+use crate::ui::components::form::copy_to_clipboard;
 use crate::{
     api::mcp::TestMcpConnection,
     domain::{
@@ -88,23 +89,13 @@ fn Snippet(label: &'static str, text: String) -> impl IntoView {
             <button
                 type="button"
                 class="needs-js"
-                on:click=move |_| copy_text(for_copy.clone(), copied)
+                on:click=move |_| copy_to_clipboard(for_copy.clone(), move |ok| copied.set(ok))
                 aria-label=format!("Copy the set-up for {label}")
             >
                 {move || if copied.get() { "Copied" } else { "Copy" }}
             </button>
         </details>
     }
-}
-
-fn copy_text(text: String, copied: RwSignal<bool>) {
-    #[cfg(feature = "hydrate")]
-    leptos::task::spawn_local(async move {
-        let promise = window().navigator().clipboard().write_text(&text);
-        copied.set(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (text, copied);
 }
 
 /// "Activity": the last tool calls assistants made, newest first, a page at

@@ -11,7 +11,7 @@ use crate::{
         tool_call::{curl_command, draft_tool_call, param_field, Reply, USER_ID_FIELD},
     },
     ui::components::{
-        form::{checked_before_waking, typed_before_waking, FormAlert},
+        form::{checked_before_waking, copy_to_clipboard, typed_before_waking, FormAlert},
         json_preview::JsonPreview,
     },
 };
@@ -108,7 +108,11 @@ pub fn TryPanel(package_name: String, target: TryTarget, timestamp: String) -> i
         attempted.set(true);
         if ready.get_untracked() {
             let body = drafted.with_untracked(|(call, _)| call.clone());
-            copy_text(curl_command(&url.get_value(), &body), copied);
+            copy_to_clipboard(curl_command(&url.get_value(), &body), move |ok| {
+                copied.set(Some(
+                    if ok { "Copied" } else { "Could not copy" }.to_owned(),
+                ))
+            });
         }
     };
     let send_error = Signal::derive(move || match send.value().get() {
@@ -370,20 +374,4 @@ fn now_iso8601() -> String {
     {
         String::new()
     }
-}
-
-fn copy_text(text: String, status: RwSignal<Option<String>>) {
-    #[cfg(feature = "hydrate")]
-    leptos::task::spawn_local(async move {
-        let promise = window().navigator().clipboard().write_text(&text);
-        status.set(Some(
-            if wasm_bindgen_futures::JsFuture::from(promise).await.is_ok() {
-                "Copied".to_owned()
-            } else {
-                "Could not copy".to_owned()
-            },
-        ));
-    });
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (text, status);
 }
