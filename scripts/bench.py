@@ -218,7 +218,10 @@ def main():
         results = {name: [] for name in ("save", "save_floor", "export", "export_floor", "page",
                                            "steady_idle", "steady_login", "login",
                                            "mcp_list", "mcp_call", "stub_direct")}
-        tool_call = {"toolId": "tool_001", "toolParameters": {"param_0": "low"},
+        # tool_001's required parameters (bench/src/main.rs: every fourth one, of
+        # the types string with an enum, number, boolean); a call without them
+        # ends as a tool error naming the first one missing, before the app.
+        tool_call = {"toolId": "tool_001", "toolParameters": {"param_0": "low", "param_4": 3, "param_8": True},
                      "timestamp": "2026-01-01T00:00:00Z", "userId": "bench@example.com",
                      "activeSession": None}
         for run in range(1, RUNS + 1):

@@ -107,6 +107,15 @@ async fn seed(url: &str) -> Result<(), String> {
         id,
         email: EMAIL.to_owned(),
     };
+    // The apps go to the developer's personal organization, made with the account.
+    let (_, memberships) = repo::developers::find_signed_in(&db, id)
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or("the developer just made")?;
+    let org = memberships
+        .current()
+        .map(|org| org.id)
+        .ok_or("a personal organization")?;
     // The accounts of the log-in load (bench/login.lua): one per connection.
     for index in 0..LOGIN_ACCOUNTS {
         repo::developers::create(&db, &format!("login{index}@example.com"), &hash, now_ms())
@@ -121,7 +130,7 @@ async fn seed(url: &str) -> Result<(), String> {
             version: "1.0.0".into(),
             public_url: "https://bench.example.com".into(),
         };
-        let app_id = repo::apps::create(&db, &me, &input, now_ms())
+        let app_id = repo::apps::create(&db, &me, org, &input, now_ms())
             .await
             .map_err(|e| e.to_string())?;
         let config = AppConfig {

@@ -2,10 +2,13 @@
 //! signed-in developer's own apps.
 
 use super::AppError;
+#[cfg(feature = "ssr")]
+use crate::domain::org::Action;
 use crate::domain::{
     app::{AppDetails, AppSummary},
     checks::Checks,
     keys::ApiKeySummary,
+    org::{OrgSummary, Role},
     tool::ToolSummary,
 };
 use leptos::prelude::*;
@@ -14,13 +17,16 @@ use serde::{Deserialize, Serialize};
 /// The message of a save based on an old revision (SPEC.md §4).
 pub const STALE_MESSAGE: &str = "This app was changed elsewhere. Reload to see the latest version.";
 
-/// The signed-in developer's apps.
+/// The apps of the signed-in developer's current organization.
 #[server(prefix = "/api", endpoint = "apps/list")]
 pub async fn list_apps() -> Result<Vec<AppSummary>, AppError> {
     use crate::{api::context, server::repo};
-    let developer = context::require_developer()?;
+    context::require_developer()?;
     let state = context::state()?;
-    repo::apps::list_for_owner(&state.db, developer.id)
+    let Some(org) = context::memberships().current().cloned() else {
+        return Ok(Vec::new());
+    };
+    repo::apps::list_for_org(&state.db, org.id)
         .await
         .map_err(context::internal)
 }
@@ -30,7 +36,10 @@ pub async fn list_apps() -> Result<Vec<AppSummary>, AppError> {
 pub async fn get_app(package_name: String) -> Result<AppDetails, AppError> {
     use crate::api::context;
     let state = context::state()?;
-    Ok(context::owned_app(&state, &package_name).await?.1.details)
+    Ok(context::app_for(&state, &package_name, Action::Read)
+        .await?
+        .1
+        .details)
 }
 
 /// Everything the app's page shows, loaded with one ownership check.
@@ -41,6 +50,10 @@ pub struct AppPage {
     pub tools: Vec<ToolSummary>,
     pub keys: Vec<ApiKeySummary>,
     pub checks: Checks,
+    /// The role of the developer looking, in the app's organization.
+    pub role: Role,
+    /// Where an admin may move the app: the other organizations they are admin of.
+    pub move_targets: Vec<OrgSummary>,
 }
 
 /// The readiness checks of one of the signed-in developer's apps, as it is
@@ -49,7 +62,7 @@ pub struct AppPage {
 pub async fn get_checks(package_name: String) -> Result<Checks, AppError> {
     use crate::{api::context, domain::checks, server::repo};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     let config = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
@@ -60,11 +73,22 @@ pub async fn get_checks(package_name: String) -> Result<Checks, AppError> {
 pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
     use crate::{api::context, server::repo};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let developer = context::require_developer()?;
+    let (app, role) =
+        crate::server::access::app(&state.db, &developer, &package_name, Action::Read).await?;
     let config = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
     let tools = config.tools.iter().map(ToolSummary::of).collect();
+    let move_targets = if role.may(Action::MoveApp) {
+        context::memberships()
+            .orgs
+            .into_iter()
+            .filter(|org| org.id != app.org_id && org.role.may(Action::MoveApp))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let checks = crate::domain::checks::check(&config);
     let keys = repo::api_keys::list_for_app(&state.db, app.id)
         .await
@@ -74,6 +98,8 @@ pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
         tools,
         keys,
         checks,
+        role,
+        move_targets,
     })
 }
 
@@ -104,7 +130,12 @@ pub async fn create_app(
         .check()
         .map_err(|errors| echo_app_input(errors, &input))?;
     let state = context::state()?;
-    match repo::apps::create(&state.db, &developer, &input, now_ms()).await {
+    // A new app is made in the current organization (any member may).
+    let org = context::memberships()
+        .current()
+        .cloned()
+        .ok_or(AppError::NotFound)?;
+    match repo::apps::create(&state.db, &developer, org.id, &input, now_ms()).await {
         Ok(_) => {}
         // The database decides, not a racy pre-check.
         Err(error) if repo::is_unique_violation(&error) => {
@@ -143,7 +174,7 @@ pub async fn save_app(
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
     let input = AppInput {
         // Immutable: whatever the form says, the stored one is kept.
         package_name: app.details.package_name.clone(),
@@ -201,7 +232,7 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
         server::repo,
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::DeleteApp).await?;
     if confirmation.trim() != app.details.package_name {
         return Err(FieldErrors::single(
             "confirmation",
@@ -209,7 +240,7 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
         )
         .into());
     }
-    if !repo::apps::delete(&state.db, developer.id, &app.details.package_name)
+    if !repo::apps::delete(&state.db, app.id)
         .await
         .map_err(context::internal)?
     {

@@ -4,9 +4,10 @@ use super::AppError;
 pub use crate::domain::account::CurrentDeveloper;
 use leptos::prelude::*;
 
-/// Creates an account, signs the new developer in and sends them to the console.
+/// Creates an account (with its personal organization), signs the new
+/// developer in and sends them to the console, or back to `next`.
 #[server(prefix = "/api", endpoint = "signup")]
-pub async fn signup(email: String, password: String) -> Result<(), AppError> {
+pub async fn signup(email: String, password: String, next: Option<String>) -> Result<(), AppError> {
     use crate::{
         api::context,
         domain::{account::NewAccount, FieldErrors},
@@ -35,7 +36,8 @@ pub async fn signup(email: String, password: String) -> Result<(), AppError> {
         .await
         .map_err(context::internal)?;
     tracing::info!(developer = id, "signed up");
-    leptos_axum::redirect("/console/apps");
+    // Back to an invitation link, if that is where they came from.
+    leptos_axum::redirect(&crate::domain::url::after_login_target(next.as_deref()));
     Ok(())
 }
 

@@ -1,6 +1,10 @@
 //! What a server function knows about the request it serves.
 
-use crate::domain::{account::CurrentDeveloper, AppError};
+use crate::domain::{
+    account::CurrentDeveloper,
+    org::{Action, Memberships, Role},
+    AppError,
+};
 use crate::server::AppState;
 use leptos::prelude::use_context;
 
@@ -14,7 +18,7 @@ pub fn current_developer() -> Option<CurrentDeveloper> {
 }
 
 /// The signed-in developer, or [`AppError::Unauthorized`]. Every server
-/// function that touches developer data starts here, or with [`owned_app`].
+/// function that touches developer data starts here, or with [`app_for`].
 pub fn require_developer() -> Result<CurrentDeveloper, AppError> {
     current_developer().ok_or(AppError::Unauthorized)
 }
@@ -107,19 +111,37 @@ pub fn state() -> Result<AppState, AppError> {
 
 pub use crate::server::internal;
 
-/// The signed-in developer and their app `package_name`, or
-/// [`AppError::Unauthorized`] as [`require_developer`] says;
-/// [`AppError::NotFound`] for another developer's app and for an unknown
-/// one alike.
-pub async fn owned_app(
+/// The signed-in developer and app `package_name`, if they may do
+/// `action` to it (see [`crate::server::access`]): [`AppError::Unauthorized`]
+/// without a session, [`AppError::NotFound`] outside its organization (as for
+/// an unknown app), [`AppError::NotAllowed`] for a member asking for an
+/// admin's action.
+pub async fn app_for(
     state: &AppState,
     package_name: &str,
+    action: Action,
 ) -> Result<(CurrentDeveloper, crate::server::repo::apps::StoredApp), AppError> {
     let developer = require_developer()?;
-    let app =
-        crate::server::repo::apps::find_for_owner(&state.db, developer.id, package_name.trim())
-            .await
-            .map_err(internal)?
-            .ok_or(AppError::NotFound)?;
+    let (app, _) = crate::server::access::app(&state.db, &developer, package_name, action).await?;
     Ok((developer, app))
+}
+
+/// The signed-in developer and organization `slug`, with their role in it,
+/// if they may do `action` to it (as [`app_for`] says).
+pub async fn org_for(
+    state: &AppState,
+    slug: &str,
+    action: Action,
+) -> Result<(CurrentDeveloper, crate::server::repo::orgs::OrgRef, Role), AppError> {
+    let developer = require_developer()?;
+    let (org, role) = crate::server::access::org(&state.db, &developer, slug, action).await?;
+    Ok((developer, org, role))
+}
+
+/// The signed-in developer's organizations and their current one (empty
+/// when not signed in).
+pub fn memberships() -> Memberships {
+    request_parts()
+        .and_then(|parts| parts.extensions.get::<Memberships>().cloned())
+        .unwrap_or_default()
 }

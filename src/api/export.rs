@@ -2,6 +2,8 @@
 
 use super::AppError;
 use crate::domain::export::{ExportOptions, Format};
+#[cfg(feature = "ssr")]
+use crate::domain::org::Action;
 use leptos::{prelude::*, server_fn::codec::Json};
 
 /// The export of one of the developer's apps in `format`, as text.
@@ -13,7 +15,7 @@ pub async fn render_export(
 ) -> Result<String, AppError> {
     use crate::{api::context, server::exports};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     let text = exports::rendered(&state, &app, format, options)
         .await
         .map_err(context::internal)?;

@@ -2,6 +2,8 @@
 //! compared with now, and restoring one (as a new revision).
 
 use super::AppError;
+#[cfg(feature = "ssr")]
+use crate::domain::org::Action;
 use crate::domain::{diff::LineChange, revision::RevisionSummary};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -21,7 +23,7 @@ pub struct RevisionView {
 pub async fn list_revisions(package_name: String) -> Result<Vec<RevisionSummary>, AppError> {
     use crate::{api::context, server::repo};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     repo::revisions::list(&state.db, app.id)
         .await
         .map_err(context::internal)
@@ -35,7 +37,7 @@ pub async fn get_revision(package_name: String, revision: i64) -> Result<Revisio
         server::repo,
     };
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     let detail = repo::revisions::get(&state.db, app.id, revision)
         .await
         .map_err(context::internal)?
@@ -71,7 +73,7 @@ pub async fn restore_revision(
         server::{clock::now_ms, repo, repo::apps::Revised},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
     let detail = repo::revisions::get(&state.db, app.id, revision)
         .await
         .map_err(context::internal)?

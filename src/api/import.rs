@@ -3,6 +3,8 @@
 
 use super::AppError;
 use crate::domain::import::{ImportPreview, Problem, SourceFormat};
+#[cfg(feature = "ssr")]
+use crate::domain::org::Action;
 use leptos::{prelude::*, server_fn::codec::Json};
 use serde::{Deserialize, Serialize};
 
@@ -35,7 +37,7 @@ pub async fn preview_import(
         server::repo,
     };
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     let imported = match parse(content.as_bytes()) {
         Ok(imported) => imported,
         Err(rejected) => {
@@ -78,7 +80,7 @@ pub async fn apply_import(
         server::{clock::now_ms, repo, repo::apps::Revised},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
     let imported = parse(content.as_bytes()).map_err(|rejected| {
         let mut errors = FieldErrors::new();
         for problem in rejected.errors {

@@ -2,13 +2,15 @@
 
 use super::AppError;
 use crate::domain::keys::{ApiKeySummary, NewApiKey};
+#[cfg(feature = "ssr")]
+use crate::domain::org::Action;
 use leptos::{prelude::*, server_fn::codec::Json};
 
 #[server(prefix = "/api", endpoint = "keys/list", input = Json)]
 pub async fn list_api_keys(package_name: String) -> Result<Vec<ApiKeySummary>, AppError> {
     use crate::{api::context, server::repo};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     repo::api_keys::list_for_app(&state.db, app.id)
         .await
         .map_err(context::internal)
@@ -23,7 +25,7 @@ pub async fn create_api_key(package_name: String, name: String) -> Result<NewApi
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::ManageKeys).await?;
     let name = check_key_name(&name).map_err(|message| FieldErrors::single("key_name", message))?;
     let key = repo::api_keys::generate().map_err(context::internal)?;
     repo::api_keys::create(&state.db, app.id, developer.id, &name, &key, now_ms())
@@ -46,7 +48,7 @@ pub async fn revoke_api_key(
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::ManageKeys).await?;
     if !repo::api_keys::revoke(&state.db, app.id, key_id, now_ms())
         .await
         .map_err(context::internal)?

@@ -3,6 +3,8 @@
 
 use super::AppError;
 use crate::domain::mcp_activity::ActivityEntry;
+#[cfg(feature = "ssr")]
+use crate::domain::org::Action;
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -26,7 +28,7 @@ pub async fn get_mcp_panel(
 ) -> Result<McpPanel, AppError> {
     use crate::{api::context, domain::mcp::endpoint, server::repo};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     let mut activity = repo::mcp_calls::list(&state.db, app.id, before, ACTIVITY_PAGE + 1)
         .await
         .map_err(context::internal)?;
@@ -47,7 +49,7 @@ pub async fn get_mcp_panel(
 pub async fn test_mcp_connection(package_name: String) -> Result<String, AppError> {
     use crate::{api::context, server::mcp};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, &package_name).await?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     mcp::test_connection(&state, &app)
         .await
         .map_err(context::internal)

@@ -9,6 +9,7 @@ pub mod history;
 pub mod import;
 pub mod keys;
 pub mod mcp;
+pub mod orgs;
 pub mod tools;
 pub mod try_tool;
 

@@ -4,6 +4,8 @@
 
 use super::AppError;
 #[cfg(feature = "ssr")]
+use crate::domain::org::Action;
+#[cfg(feature = "ssr")]
 use crate::domain::tool::ToolEdit;
 use crate::domain::tool::{MoveDirection, ToolAt, ToolDraft, ToolsState, ToolsWritten};
 use leptos::{prelude::*, server_fn::codec::Json};
@@ -40,7 +42,7 @@ async fn owned_config(
 ) -> Result<(i64, std::sync::Arc<crate::domain::config::AppConfig>), AppError> {
     use crate::{api::context, server::repo};
     let state = context::state()?;
-    let (_, app) = context::owned_app(&state, package_name).await?;
+    let (_, app) = context::app_for(&state, package_name, Action::Read).await?;
     let config = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
@@ -61,7 +63,7 @@ pub async fn save_tool(
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
     let tool = draft.parse()?;
     let written = repo::tools::save(
         &state.db,
@@ -95,7 +97,7 @@ pub async fn delete_tool(
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
     let written = repo::tools::delete(&state.db, app.id, revision, &tool_id, &developer, now_ms())
         .await
         .map_err(context::internal)?;
@@ -115,7 +117,7 @@ pub async fn move_tool(
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, &package_name).await?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
     let written = repo::tools::move_tool(
         &state.db,
         app.id,

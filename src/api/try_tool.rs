@@ -2,6 +2,8 @@
 //! server and reports what came back.
 
 use super::AppError;
+#[cfg(feature = "ssr")]
+use crate::domain::org::Action;
 use crate::domain::{tool::Tool, tool_call::Reply};
 use leptos::{prelude::*, server_fn::codec::Json};
 use serde::{Deserialize, Serialize};
@@ -60,7 +62,7 @@ async fn try_target(
 ) -> Result<(super::auth::CurrentDeveloper, TryTarget), AppError> {
     use crate::{api::context, server::repo};
     let state = context::state()?;
-    let (developer, app) = context::owned_app(&state, package_name).await?;
+    let (developer, app) = context::app_for(&state, package_name, Action::Edit).await?;
     let tool = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?

@@ -40,6 +40,10 @@ pub enum AppError {
     /// A cross-site request.
     #[error("This request was refused.")]
     Forbidden,
+    /// A member of the organization asking for an admin's action ("Only an
+    /// admin can …"); nothing changed.
+    #[error("{0}")]
+    NotAllowed(String),
     /// Anything else on the server; the details are in the server's log.
     #[error("Something went wrong on our side. Please try again.")]
     Internal,
@@ -54,7 +58,7 @@ impl AppError {
         match self {
             AppError::Validation(_) => 422,
             AppError::InvalidCredentials | AppError::Unauthorized => 401,
-            AppError::Forbidden => 403,
+            AppError::Forbidden | AppError::NotAllowed(_) => 403,
             AppError::NotFound => 404,
             AppError::Conflict(_) | AppError::StaleForm(..) => 409,
             AppError::TooManyRequests(_) => 429,

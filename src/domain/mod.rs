@@ -18,6 +18,7 @@ pub mod keys;
 pub mod lists;
 pub mod mcp;
 pub mod mcp_activity;
+pub mod org;
 pub mod revision;
 pub mod throttle;
 pub mod time;

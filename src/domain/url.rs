@@ -22,8 +22,11 @@ pub fn after_login_target(next: Option<&str>) -> String {
     let Some(next) = next.map(str::trim).filter(|n| !n.is_empty()) else {
         return DEFAULT.to_owned();
     };
-    let inside_console =
-        next == "/console" || next.starts_with("/console/") || next.starts_with("/console?");
+    // The console, or an invitation link opened before logging in.
+    let inside_console = next == "/console"
+        || next.starts_with("/console/")
+        || next.starts_with("/console?")
+        || next.starts_with("/invitations/");
     let harmless = next
         .chars()
         .all(|c| !c.is_control() && c != '\\' && !c.is_whitespace());
@@ -58,6 +61,11 @@ mod tests {
             after_login_target(Some("/console/apps?x=1")),
             "/console/apps?x=1"
         );
+        // An invitation link opened before logging in or signing up.
+        assert_eq!(
+            after_login_target(Some("/invitations/0a1b")),
+            "/invitations/0a1b"
+        );
     }
 
     #[test]
@@ -77,6 +85,8 @@ mod tests {
             "/",
             "javascript:alert(1)",
             "/console/a\npps",
+            "/invitations/../logout",
+            "/invitationsx",
         ] {
             assert_eq!(after_login_target(Some(next)), "/console/apps", "{next:?}");
         }

@@ -28,8 +28,8 @@ fn is_anonymous_path(path: &str) -> bool {
 }
 
 /// Puts the session's developer, if any, into the request's extensions as a
-/// [`CurrentDeveloper`], for pages and server functions to read, and extends
-/// the session. A session whose account is gone is ended.
+/// [`CurrentDeveloper`] with their organizations ([`Memberships`](crate::domain::org::Memberships)),
+/// for pages and server functions to read, and extends the session. A session whose account is gone is ended.
 pub async fn load_developer(
     State(state): State<AppState>,
     session: Session,
@@ -38,10 +38,11 @@ pub async fn load_developer(
 ) -> Response {
     if !is_anonymous_path(request.uri().path()) {
         match session.get::<i64>(DEVELOPER_ID_KEY).await {
-            Ok(Some(id)) => match repo::developers::find_by_id(&state.db, id).await {
-                Ok(Some(developer)) => {
+            Ok(Some(id)) => match repo::developers::find_signed_in(&state.db, id).await {
+                Ok(Some((developer, memberships))) => {
                     keep_alive(&session).await;
                     request.extensions_mut().insert(developer);
+                    request.extensions_mut().insert(memberships);
                 }
                 Ok(None) => {
                     let _ = session.flush().await;

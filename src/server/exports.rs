@@ -6,6 +6,7 @@ use crate::{
     domain::account::CurrentDeveloper,
     domain::checks,
     domain::export::{render_text, ExportOptions, Format},
+    domain::{org::Action, AppError},
 };
 use axum::body::Bytes;
 use axum::{
@@ -122,10 +123,14 @@ pub async fn download(
         Ok(format) => format,
         Err(response) => return *response,
     };
-    let app = match repo::apps::find_for_owner(&state.db, developer.id, &package_name).await {
-        Ok(Some(app)) => app,
-        Ok(None) => return (StatusCode::NOT_FOUND, "Not found").into_response(),
-        Err(error) => return internal(error),
+    let app = match super::access::app(&state.db, &developer, &package_name, Action::Read).await {
+        Ok((app, _)) => app,
+        Err(AppError::NotFound) => return (StatusCode::NOT_FOUND, "Not found").into_response(),
+        Err(error) => {
+            let status =
+                StatusCode::from_u16(error.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+            return (status, error.to_string()).into_response();
+        }
     };
     match rendered(&state, &app, format, query.options()).await {
         Ok(text) => export_response(text, format, true),

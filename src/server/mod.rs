@@ -1,6 +1,7 @@
 //! Everything that runs only on the server: configuration, database, HTTP,
 //! sessions and passwords.
 
+pub mod access;
 pub mod auth;
 pub mod client;
 pub mod clock;

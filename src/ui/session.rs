@@ -1,6 +1,6 @@
 //! The signed-in developer, for server-rendered parts of pages.
 
-use crate::api::auth::CurrentDeveloper;
+use crate::{api::auth::CurrentDeveloper, domain::org::Memberships};
 
 /// The developer of the request being rendered. Always `None` in the browser:
 /// only server-rendered components ask (islands get what they need as props).
@@ -12,5 +12,18 @@ pub fn current_developer() -> Option<CurrentDeveloper> {
     #[cfg(not(feature = "ssr"))]
     {
         None
+    }
+}
+
+/// The signed-in developer's organizations and their current one (empty in
+/// the browser, as [`current_developer`]).
+pub fn current_memberships() -> Memberships {
+    #[cfg(feature = "ssr")]
+    {
+        crate::api::context::memberships()
+    }
+    #[cfg(not(feature = "ssr"))]
+    {
+        Memberships::default()
     }
 }

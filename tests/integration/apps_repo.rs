@@ -40,18 +40,27 @@ async fn an_app_is_created_listed_updated_and_deleted() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
         let (db, alice, _) = open(&test_db).await;
-        repo::apps::create(&db, &alice, &input("com.example.todo", "Todo App"), 1000)
-            .await
-            .unwrap();
+        repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.example.todo", "Todo App"),
+            1000,
+        )
+        .await
+        .unwrap();
 
-        let listed = repo::apps::list_for_owner(&db, alice.id).await.unwrap();
+        let listed =
+            repo::apps::list_for_org(&db, crate::common::personal_org(&db, alice.id).await)
+                .await
+                .unwrap();
         assert_eq!(listed.len(), 1, "{label}");
         assert_eq!(listed[0].package_name, "com.example.todo");
         assert_eq!(listed[0].name, "Todo App");
         assert_eq!(listed[0].tool_count, 0);
         assert_eq!(listed[0].updated_at, 1000);
 
-        let stored = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
+        let stored = crate::common::app_of(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -66,7 +75,7 @@ async fn an_app_is_created_listed_updated_and_deleted() {
             .await
             .unwrap();
         assert_eq!(outcome, Revised::Applied(2), "{label}");
-        let reread = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
+        let reread = crate::common::app_of(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -75,18 +84,12 @@ async fn an_app_is_created_listed_updated_and_deleted() {
         assert_eq!(reread.details.revision, 2);
         assert_eq!(reread.details.updated_at, 2000);
 
-        assert!(repo::apps::delete(&db, alice.id, "com.example.todo")
+        assert!(repo::apps::delete(&db, stored.id).await.unwrap());
+        assert!(crate::common::app_of(&db, alice.id, "com.example.todo")
             .await
-            .unwrap());
-        assert!(
-            repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
-                .await
-                .unwrap()
-                .is_none()
-        );
-        assert!(!repo::apps::delete(&db, alice.id, "com.example.todo")
-            .await
-            .unwrap());
+            .unwrap()
+            .is_none());
+        assert!(!repo::apps::delete(&db, stored.id).await.unwrap());
         db.close().await;
     }
 }
@@ -95,10 +98,16 @@ async fn an_app_is_created_listed_updated_and_deleted() {
 async fn a_save_based_on_an_old_revision_changes_nothing() {
     for test_db in TestDatabase::all().await {
         let (db, alice, _) = open(&test_db).await;
-        repo::apps::create(&db, &alice, &input("com.example.todo", "Todo App"), 1)
-            .await
-            .unwrap();
-        let stored = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
+        repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.example.todo", "Todo App"),
+            1,
+        )
+        .await
+        .unwrap();
+        let stored = crate::common::app_of(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -130,7 +139,7 @@ async fn a_save_based_on_an_old_revision_changes_nothing() {
             "{}",
             test_db.label()
         );
-        let reread = repo::apps::find_for_owner(&db, alice.id, "com.example.todo")
+        let reread = crate::common::app_of(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -144,12 +153,24 @@ async fn a_save_based_on_an_old_revision_changes_nothing() {
 async fn package_names_are_unique_across_the_console() {
     for test_db in TestDatabase::all().await {
         let (db, alice, bob) = open(&test_db).await;
-        repo::apps::create(&db, &alice, &input("com.example.todo", "A"), 1)
-            .await
-            .unwrap();
-        let error = repo::apps::create(&db, &bob, &input("com.example.todo", "B"), 1)
-            .await
-            .unwrap_err();
+        repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.example.todo", "A"),
+            1,
+        )
+        .await
+        .unwrap();
+        let error = repo::apps::create(
+            &db,
+            &bob,
+            crate::common::personal_org(&db, bob.id).await,
+            &input("com.example.todo", "B"),
+            1,
+        )
+        .await
+        .unwrap_err();
         assert!(
             repo::is_unique_violation(&error),
             "{}: {error}",
@@ -163,35 +184,51 @@ async fn package_names_are_unique_across_the_console() {
 async fn listing_and_finding_only_return_the_owners_apps() {
     for test_db in TestDatabase::all().await {
         let (db, alice, bob) = open(&test_db).await;
-        repo::apps::create(&db, &alice, &input("com.alice.one", "One"), 1)
-            .await
-            .unwrap();
-        repo::apps::create(&db, &alice, &input("com.alice.two", "Two"), 2)
-            .await
-            .unwrap();
-        repo::apps::create(&db, &bob, &input("com.bob.one", "Bob's"), 3)
-            .await
-            .unwrap();
+        repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.alice.one", "One"),
+            1,
+        )
+        .await
+        .unwrap();
+        repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.alice.two", "Two"),
+            2,
+        )
+        .await
+        .unwrap();
+        repo::apps::create(
+            &db,
+            &bob,
+            crate::common::personal_org(&db, bob.id).await,
+            &input("com.bob.one", "Bob's"),
+            3,
+        )
+        .await
+        .unwrap();
 
-        let names: Vec<String> = repo::apps::list_for_owner(&db, alice.id)
-            .await
-            .unwrap()
-            .into_iter()
-            .map(|a| a.package_name)
-            .collect();
+        let names: Vec<String> =
+            repo::apps::list_for_org(&db, crate::common::personal_org(&db, alice.id).await)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|a| a.package_name)
+                .collect();
         assert_eq!(
             names,
             vec!["com.alice.two", "com.alice.one"],
             "newest first"
         );
-        assert!(repo::apps::find_for_owner(&db, alice.id, "com.bob.one")
+        assert!(crate::common::app_of(&db, alice.id, "com.bob.one")
             .await
             .unwrap()
             .is_none());
-        assert!(!repo::apps::delete(&db, alice.id, "com.bob.one")
-            .await
-            .unwrap());
-        assert!(repo::apps::find_for_owner(&db, bob.id, "com.bob.one")
+        assert!(crate::common::app_of(&db, bob.id, "com.bob.one")
             .await
             .unwrap()
             .is_some());
@@ -203,20 +240,36 @@ async fn listing_and_finding_only_return_the_owners_apps() {
 async fn a_deleted_apps_id_is_never_given_to_a_new_app() {
     for test_db in TestDatabase::all().await {
         let (db, alice, bob) = open(&test_db).await;
-        let first = repo::apps::create(&db, &alice, &input("com.example.a", "A"), 1)
-            .await
-            .unwrap();
-        let newest = repo::apps::create(&db, &alice, &input("com.example.b", "B"), 2)
-            .await
-            .unwrap();
+        let first = repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.example.a", "A"),
+            1,
+        )
+        .await
+        .unwrap();
+        let newest = repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.example.b", "B"),
+            2,
+        )
+        .await
+        .unwrap();
         assert!(newest > first);
-        assert!(repo::apps::delete(&db, alice.id, "com.example.b")
-            .await
-            .unwrap());
+        assert!(repo::apps::delete(&db, newest).await.unwrap());
         // A write still under way for the deleted app must not find another.
-        let next = repo::apps::create(&db, &bob, &input("com.example.c", "C"), 3)
-            .await
-            .unwrap();
+        let next = repo::apps::create(
+            &db,
+            &bob,
+            crate::common::personal_org(&db, bob.id).await,
+            &input("com.example.c", "C"),
+            3,
+        )
+        .await
+        .unwrap();
         assert!(next > newest, "{}: {next} after {newest}", test_db.label());
         let stale = repo::apps::update(&db, newest, 1, &input("com.example.b", "B2"), &alice, 4)
             .await
@@ -230,24 +283,37 @@ async fn a_deleted_apps_id_is_never_given_to_a_new_app() {
 async fn an_app_added_by_hand_does_not_block_the_next_one() {
     for test_db in TestDatabase::all().await {
         let (db, alice, _) = open(&test_db).await;
-        let first = repo::apps::create(&db, &alice, &input("com.example.a", "A"), 1)
-            .await
-            .unwrap();
+        let first = repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.example.a", "A"),
+            1,
+        )
+        .await
+        .unwrap();
         // An operator adds one with SQL: it takes the next id there is.
         let by_hand: i64 = toolwright::on_db!(&db, pool => sqlx::query_scalar(
-            "INSERT INTO apps (owner_id, package_name, name, description, version, public_url, \
+            "INSERT INTO apps (owner_id, org_id, package_name, name, description, version, public_url, \
              revision, created_at, updated_at) \
-             VALUES ($1, 'com.example.hand', 'Hand', '', '1.0.0', 'https://h.example.com', 1, 2, 2) \
+             VALUES ($1, $2, 'com.example.hand', 'Hand', '', '1.0.0', 'https://h.example.com', 1, 2, 2) \
              RETURNING id",
         )
         .bind(alice.id)
+        .bind(crate::common::personal_org(&db, alice.id).await)
         .fetch_one(pool)
         .await)
         .unwrap();
         assert!(by_hand > first);
-        let next = repo::apps::create(&db, &alice, &input("com.example.b", "B"), 3)
-            .await
-            .unwrap_or_else(|e| panic!("{}: {e}", test_db.label()));
+        let next = repo::apps::create(
+            &db,
+            &alice,
+            crate::common::personal_org(&db, alice.id).await,
+            &input("com.example.b", "B"),
+            3,
+        )
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e}", test_db.label()));
         assert!(
             next > by_hand,
             "{}: {next} after {by_hand}",

@@ -527,3 +527,25 @@ impl Drop for ServerProcess {
         let _ = self.child.wait();
     }
 }
+
+/// App `package` if `developer` is a member of its organization.
+pub async fn app_of(
+    db: &toolwright::server::Db,
+    developer: i64,
+    package: &str,
+) -> Result<Option<toolwright::server::repo::apps::StoredApp>, sqlx::Error> {
+    Ok(
+        toolwright::server::repo::apps::find_for_member(db, developer, package)
+            .await?
+            .map(|(app, _)| app),
+    )
+}
+
+/// The id of `developer`'s personal organization (made with the account).
+pub async fn personal_org(db: &toolwright::server::Db, developer: i64) -> i64 {
+    toolwright::server::repo::developers::find_signed_in(db, developer)
+        .await
+        .expect("read the developer")
+        .and_then(|(_, memberships)| memberships.orgs.first().map(|org| org.id))
+        .expect("a developer with an organization")
+}

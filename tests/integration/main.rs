@@ -14,6 +14,7 @@ mod export_api;
 mod import_api;
 mod mcp;
 mod migrations;
+mod orgs;
 mod revisions;
 mod server;
 mod tools_api;

@@ -203,3 +203,120 @@ async fn ticked_hints_become_yes_and_unticked_ones_not_set() {
         db.close().await;
     }
 }
+
+#[tokio::test]
+async fn each_developer_gets_a_personal_organization_holding_their_apps() {
+    use toolwright::domain::org::Role;
+    const TEAMS: &str = "0014";
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = Db::connect(&test_db.config()).await.expect("connect");
+        for sql in migration_files(label, TEAMS) {
+            on_db!(&db, pool => sqlx::raw_sql(&sql).execute(pool).await.map(|_| ()))
+                .expect("old migration");
+        }
+        // Two developers as the schema before teams had them: an app each
+        // with a tool, a revision and a key.
+        let seed = "\
+            INSERT INTO developers (email, password_hash, created_at) VALUES ('a@example.com', 'h', 1);
+            INSERT INTO developers (email, password_hash, created_at) VALUES ('b@example.com', 'h', 2);
+            INSERT INTO apps (owner_id, package_name, name, version, public_url, created_at, updated_at)
+                SELECT id, 'com.example.' || substr(email, 1, 1), 'App of ' || email, '1.0.0', 'https://x.example.com', 0, 0
+                FROM developers;
+            INSERT INTO tools (app_id, position, tool_id, description)
+                SELECT id, 0, 'lookup', 'Looks up' FROM apps;
+            INSERT INTO app_revisions (app_id, revision, author_id, author_email, created_at, summary, snapshot)
+                SELECT a.id, 1, a.owner_id, d.email, 0, 'Created the app', '{}'
+                FROM apps a JOIN developers d ON d.id = a.owner_id;
+            INSERT INTO api_keys (app_id, name, prefix, key_hash, created_at)
+                SELECT id, 'CI', 'tw_', 'hash-' || package_name, 0 FROM apps;";
+        on_db!(&db, pool => sqlx::raw_sql(seed).execute(pool).await.map(|_| ())).expect("seed");
+        for sql in migration_files(label, "9999")
+            .into_iter()
+            .skip(migration_files(label, TEAMS).len())
+        {
+            on_db!(&db, pool => sqlx::raw_sql(&sql).execute(pool).await.map(|_| ()))
+                .expect("new migration");
+        }
+        for (email, package) in [
+            ("a@example.com", "com.example.a"),
+            ("b@example.com", "com.example.b"),
+        ] {
+            let id = toolwright::server::repo::developers::find_by_email(&db, email)
+                .await
+                .unwrap()
+                .expect("the developer")
+                .id;
+            let (developer, memberships) =
+                toolwright::server::repo::developers::find_signed_in(&db, id)
+                    .await
+                    .unwrap()
+                    .expect("signed in");
+            assert_eq!(memberships.orgs.len(), 1, "{label}: {email}");
+            let personal = memberships.current().expect("a current organization");
+            assert_eq!(personal.name, email, "{label}");
+            assert_eq!(personal.role, Role::Admin, "{label}");
+            let (app, role) =
+                toolwright::server::repo::apps::find_for_member(&db, developer.id, package)
+                    .await
+                    .unwrap()
+                    .unwrap_or_else(|| panic!("{label}: {package} in {email}'s organization"));
+            assert_eq!(role, Role::Admin);
+            assert_eq!(app.org_id, personal.id, "{label}");
+            let other = if package.ends_with('a') {
+                "com.example.b"
+            } else {
+                "com.example.a"
+            };
+            assert!(
+                toolwright::server::repo::apps::find_for_member(&db, developer.id, other)
+                    .await
+                    .unwrap()
+                    .is_none(),
+                "{label}: the other developer's app stays theirs"
+            );
+            let tools = toolwright::server::repo::tools::list_for_app(&db, app.id)
+                .await
+                .unwrap();
+            assert_eq!(tools.len(), 1, "{label}");
+        }
+        let counts: Vec<i64> = row_counts(&db).await;
+        assert_eq!(
+            counts,
+            vec![2, 2, 2, 2, 2, 2],
+            "{label}: apps, tools, revisions, keys, organizations, members"
+        );
+        // A new sign-up after the migration gets an organization of their own too.
+        let id = toolwright::server::repo::developers::create(&db, "c@example.com", "h", 3)
+            .await
+            .unwrap();
+        let (_, memberships) = toolwright::server::repo::developers::find_signed_in(&db, id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            memberships.current().map(|o| o.slug.as_str()),
+            Some("c-example-com"),
+            "{label}"
+        );
+        db.close().await;
+    }
+}
+
+async fn row_counts(db: &Db) -> Vec<i64> {
+    let mut counts = Vec::new();
+    for table in [
+        "apps",
+        "tools",
+        "app_revisions",
+        "api_keys",
+        "organizations",
+        "org_members",
+    ] {
+        let sql = format!("SELECT COUNT(*) FROM {table}");
+        counts.push(
+            on_db!(db, pool => sqlx::query_scalar::<_, i64>(&sql).fetch_one(pool).await).unwrap(),
+        );
+    }
+    counts
+}

@@ -38,7 +38,15 @@ async fn app(test_db: &TestDatabase) -> (Db, i64) {
         version: "1.0.0".into(),
         public_url: "https://todo.example.com".into(),
     };
-    let id = repo::apps::create(&db, &alice(), &input, 1).await.unwrap();
+    let id = repo::apps::create(
+        &db,
+        &alice(),
+        crate::common::personal_org(&db, alice().id).await,
+        &input,
+        1,
+    )
+    .await
+    .unwrap();
     (db, id)
 }
 
@@ -60,7 +68,7 @@ fn tool(id: &str) -> Tool {
 }
 
 async fn revision_of(db: &Db) -> i64 {
-    repo::apps::find_for_owner(db, 1, "com.example.todo")
+    crate::common::app_of(db, 1, "com.example.todo")
         .await
         .unwrap()
         .unwrap()
@@ -150,7 +158,7 @@ async fn twenty_concurrent_detail_saves_let_exactly_one_win() {
                 assert_eq!(outcome, Revised::Stale);
             }
         }
-        let name = repo::apps::find_for_owner(&db, 1, "com.example.todo")
+        let name = crate::common::app_of(&db, 1, "com.example.todo")
             .await
             .unwrap()
             .unwrap()
@@ -311,7 +319,7 @@ async fn a_replace_that_fails_midway_leaves_everything_as_it_was() {
             repo::tools::list_for_app(&db, app_id).await.unwrap(),
             before
         );
-        let stored = repo::apps::find_for_owner(&db, 1, "com.example.todo")
+        let stored = crate::common::app_of(&db, 1, "com.example.todo")
             .await
             .unwrap()
             .unwrap();

@@ -36,7 +36,15 @@ async fn app(test_db: &TestDatabase) -> (Db, i64) {
         public_url: "https://todo.example.com".into(),
     };
     assert_eq!(owner, alice().id);
-    let id = repo::apps::create(&db, &alice(), &input, 1).await.unwrap();
+    let id = repo::apps::create(
+        &db,
+        &alice(),
+        crate::common::personal_org(&db, alice().id).await,
+        &input,
+        1,
+    )
+    .await
+    .unwrap();
     (db, id)
 }
 
@@ -213,7 +221,7 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
             before,
             "{label}"
         );
-        let stored = repo::apps::find_for_owner(&db, 1, "com.example.todo")
+        let stored = crate::common::app_of(&db, 1, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
@@ -248,9 +256,7 @@ async fn deleting_an_app_deletes_its_tools() {
                 .await
                 .unwrap(),
         );
-        assert!(repo::apps::delete(&db, 1, "com.example.todo")
-            .await
-            .unwrap());
+        assert!(repo::apps::delete(&db, app_id).await.unwrap());
         assert!(
             repo::tools::list_for_app(&db, app_id)
                 .await
@@ -492,7 +498,17 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
                 version: "1.0.0".into(),
                 public_url: "https://todo.example.com".into(),
             };
-            apps.push(repo::apps::create(&db, &alice(), &input, 1).await.unwrap());
+            apps.push(
+                repo::apps::create(
+                    &db,
+                    &alice(),
+                    crate::common::personal_org(&db, alice().id).await,
+                    &input,
+                    1,
+                )
+                .await
+                .unwrap(),
+            );
         }
         // Each app: four saves at once from revision 1 (one lands, three
         // are stale), then the app's tool edited from the revision it got.
@@ -696,9 +712,7 @@ async fn a_deleted_apps_configuration_is_forgotten() {
     let test_db = TestDatabase::sqlite();
     let (db, app_id) = app(&test_db).await;
     assert!(db.configs().get(app_id, 1).is_some());
-    assert!(repo::apps::delete(&db, alice().id, "com.example.todo")
-        .await
-        .unwrap());
+    assert!(repo::apps::delete(&db, app_id).await.unwrap());
     assert!(db.configs().get(app_id, 1).is_none());
 }
 
@@ -761,7 +775,7 @@ async fn saves_go_on_after_saves_dropped_at_any_point() {
 }
 
 async fn current_revision(db: &Db) -> i64 {
-    repo::apps::find_for_owner(db, alice().id, "com.example.todo")
+    crate::common::app_of(db, alice().id, "com.example.todo")
         .await
         .unwrap()
         .expect("the app")

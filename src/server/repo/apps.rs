@@ -5,6 +5,7 @@ use crate::{
         account::CurrentDeveloper,
         app::{AppDetails, AppInput, AppSummary},
         config::AppConfig,
+        org::Role,
         revision::Change,
     },
     in_transaction, on_db, on_writer,
@@ -17,6 +18,8 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredApp {
     pub id: i64,
+    /// The organization it belongs to.
+    pub org_id: i64,
     pub details: AppDetails,
     /// An imported legacy `settings` array, verbatim.
     pub settings: Option<serde_json::Value>,
@@ -25,6 +28,8 @@ pub struct StoredApp {
 #[derive(sqlx::FromRow)]
 struct AppRow {
     id: i64,
+    // Nullable in SQLite's table (a column added later); always set.
+    org_id: Option<i64>,
     package_name: String,
     name: String,
     description: String,
@@ -39,6 +44,7 @@ impl From<AppRow> for StoredApp {
     fn from(row: AppRow) -> Self {
         StoredApp {
             id: row.id,
+            org_id: row.org_id.unwrap_or_default(),
             // Written only by the console from valid JSON; unreadable is treated as absent.
             settings: row
                 .settings_json
@@ -56,11 +62,13 @@ impl From<AppRow> for StoredApp {
     }
 }
 
-/// Inserts a new app at revision 1 (recorded as "Created the app"). A taken
-/// package name fails with a unique violation (see [`super::is_unique_violation`]).
+/// Inserts a new app of organization `org` at revision 1 (recorded as
+/// "Created the app"). A taken package name fails with a unique violation
+/// (see [`super::is_unique_violation`]).
 pub async fn create(
     db: &Db,
     author: &CurrentDeveloper,
+    org: i64,
     input: &AppInput,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
@@ -72,12 +80,12 @@ pub async fn create(
         let sql = if sqlite {
             let id = next_sqlite_id!(tx, "apps", "app_ids").await?;
             format!(
-                "INSERT INTO apps (id, owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
-                 VALUES ({id}, $1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id"
+                "INSERT INTO apps (id, owner_id, org_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
+                 VALUES ({id}, $1, $8, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id"
             )
         } else {
-            "INSERT INTO apps (owner_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id"
+            "INSERT INTO apps (owner_id, org_id, package_name, name, description, version, public_url, revision, created_at, updated_at) \
+             VALUES ($1, $8, $2, $3, $4, $5, $6, 1, $7, $7) RETURNING id"
                 .to_owned()
         };
         let app_id: i64 = sqlx::query_scalar(&sql)
@@ -88,6 +96,7 @@ pub async fn create(
             .bind(&input.version)
             .bind(&input.public_url)
             .bind(now_ms)
+            .bind(org)
             .fetch_one(&mut *tx)
             .await?;
         let recorded = Snapshot::of(fetch_config!(tx, app_id).await?)?;
@@ -97,16 +106,16 @@ pub async fn create(
     })
 }
 
-/// The owner's apps, most recently updated first, with their tool counts.
-pub async fn list_for_owner(db: &Db, owner_id: i64) -> Result<Vec<AppSummary>, sqlx::Error> {
+/// The organization's apps, most recently updated first, with their tool counts.
+pub async fn list_for_org(db: &Db, org: i64) -> Result<Vec<AppSummary>, sqlx::Error> {
     let rows: Vec<(String, String, i64, i64)> = on_db!(db, pool => sqlx::query_as(
         "SELECT a.package_name, a.name, COUNT(t.id) AS tool_count, a.updated_at \
          FROM apps a LEFT JOIN tools t ON t.app_id = a.id \
-         WHERE a.owner_id = $1 \
+         WHERE a.org_id = $1 \
          GROUP BY a.id, a.package_name, a.name, a.updated_at \
          ORDER BY a.updated_at DESC, a.package_name",
     )
-    .bind(owner_id)
+    .bind(org)
     .fetch_all(pool)
     .await)?;
     Ok(rows
@@ -120,22 +129,48 @@ pub async fn list_for_owner(db: &Db, owner_id: i64) -> Result<Vec<AppSummary>, s
         .collect())
 }
 
-/// The app with this package name, if `owner_id` owns it. Another
-/// developer's app is `None`, exactly like an unknown one.
-pub async fn find_for_owner(
+/// The app with this package name and `developer`'s role in its
+/// organization, if they are a member of it. Anyone else's app is `None`,
+/// exactly like an unknown one.
+pub async fn find_for_member(
     db: &Db,
-    owner_id: i64,
+    developer: i64,
     package_name: &str,
-) -> Result<Option<StoredApp>, sqlx::Error> {
-    let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
-         FROM apps WHERE owner_id = $1 AND package_name = $2",
+) -> Result<Option<(StoredApp, Role)>, sqlx::Error> {
+    let row: Option<MemberAppRow> = on_db!(db, pool => sqlx::query_as(
+        "SELECT a.id, a.org_id, a.package_name, a.name, a.description, a.version, a.public_url, a.revision, \
+         a.updated_at, a.settings_json, m.role \
+         FROM apps a JOIN org_members m ON m.org_id = a.org_id AND m.developer_id = $1 \
+         WHERE a.package_name = $2",
     )
-    .bind(owner_id)
+    .bind(developer)
     .bind(package_name)
     .fetch_optional(pool)
     .await)?;
-    Ok(row.map(StoredApp::from))
+    row.map(|row| {
+        let role = Role::parse(&row.role)
+            .ok_or_else(|| sqlx::Error::Decode(format!("unknown role {:?}", row.role).into()))?;
+        Ok((StoredApp::from(row.app), role))
+    })
+    .transpose()
+}
+
+#[derive(sqlx::FromRow)]
+struct MemberAppRow {
+    #[sqlx(flatten)]
+    app: AppRow,
+    role: String,
+}
+
+/// Moves app `app_id` to organization `org`. Nothing of the app changes,
+/// so its revision stays.
+pub async fn move_to(db: &Db, app_id: i64, org: i64) -> Result<(), sqlx::Error> {
+    on_writer!(db, conn => sqlx::query("UPDATE apps SET org_id = $1 WHERE id = $2")
+        .bind(org)
+        .bind(app_id)
+        .execute(conn)
+        .await
+        .map(|_| ()))
 }
 
 /// The app with this package name, whoever owns it (for API keys, which
@@ -145,7 +180,7 @@ pub async fn find_by_package(
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
     let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
+        "SELECT id, org_id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
          FROM apps WHERE package_name = $1",
     )
     .bind(package_name)
@@ -251,14 +286,12 @@ pub async fn update(
     })
 }
 
-/// Deletes the owner's app and, by cascade, its tools. `false` when there
-/// is no such app of theirs.
-pub async fn delete(db: &Db, owner_id: i64, package_name: &str) -> Result<bool, sqlx::Error> {
+/// Deletes app `app_id` and, by cascade, its tools. `false` when it is gone already.
+pub async fn delete(db: &Db, app_id: i64) -> Result<bool, sqlx::Error> {
     let deleted: Option<i64> = on_writer!(db, pool => sqlx::query_scalar(
-        "DELETE FROM apps WHERE owner_id = $1 AND package_name = $2 RETURNING id",
+        "DELETE FROM apps WHERE id = $1 RETURNING id",
     )
-    .bind(owner_id)
-    .bind(package_name)
+    .bind(app_id)
     .fetch_optional(pool)
     .await)?;
     if let Some(app_id) = deleted {

@@ -1,4 +1,11 @@
-use crate::{domain::account::CurrentDeveloper, in_transaction, on_db, server::db::Db};
+use crate::{
+    domain::{
+        account::CurrentDeveloper,
+        org::{Memberships, OrgSummary},
+    },
+    in_transaction, on_db,
+    server::db::Db,
+};
 
 /// A developer's row, hash included. Deliberately not `Serialize`: the hash
 /// never leaves the server.
@@ -18,7 +25,7 @@ impl std::fmt::Debug for DeveloperRecord {
     }
 }
 
-/// Inserts a developer; a taken email fails with a unique violation
+/// Inserts a developer with their personal organization; a taken email fails with a unique violation
 /// (see [`super::is_unique_violation`](crate::server::repo::is_unique_violation)). `email` must be normalised.
 pub async fn create(
     db: &Db,
@@ -48,6 +55,10 @@ pub async fn create(
             .bind(now_ms)
             .fetch_one(&mut *tx)
             .await?;
+        // Their personal organization, named after them, where their first
+        // apps go.
+        let name: String = email.chars().take(crate::domain::org::ORG_NAME_MAX).collect();
+        insert_org!(tx, &name, id, now_ms).await?;
         tx.commit().await?;
         Ok(id)
     })
@@ -70,4 +81,49 @@ pub async fn find_by_id(db: &Db, id: i64) -> Result<Option<CurrentDeveloper>, sq
     .fetch_optional(pool)
     .await)?;
     Ok(row.map(|(id, email)| CurrentDeveloper { id, email }))
+}
+
+/// The signed-in developer `id` with the organizations they belong to (by
+/// name) and their current one: one query, made on every request.
+pub async fn find_signed_in(
+    db: &Db,
+    id: i64,
+) -> Result<Option<(CurrentDeveloper, Memberships)>, sqlx::Error> {
+    type Row = (
+        i64,
+        String,
+        Option<i64>,
+        Option<i64>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let rows: Vec<Row> = on_db!(db, pool => sqlx::query_as(
+        "SELECT d.id, d.email, d.current_org_id, o.id, o.slug, o.name, m.role \
+         FROM developers d LEFT JOIN org_members m ON m.developer_id = d.id \
+         LEFT JOIN organizations o ON o.id = m.org_id \
+         WHERE d.id = $1 ORDER BY o.name, o.id",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await)?;
+    let Some((id, email, current_id, ..)) = rows.first().cloned() else {
+        return Ok(None);
+    };
+    let mut orgs = Vec::new();
+    for (_, _, _, org, slug, name, role) in rows {
+        if let (Some(id), Some(slug), Some(name), Some(role)) = (org, slug, name, role) {
+            let role = super::orgs::parse_role(&role)?;
+            orgs.push(OrgSummary {
+                id,
+                slug,
+                name,
+                role,
+            });
+        }
+    }
+    Ok(Some((
+        CurrentDeveloper { id, email },
+        Memberships { orgs, current_id },
+    )))
 }

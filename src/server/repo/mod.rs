@@ -4,7 +4,7 @@
 //! and bumps its revision and records it (see `revisions`).
 //!
 //! They call each other one way: `apps` → `tools`, `revisions` →
-//! `snapshots`, `configs`, `sql`.
+//! `snapshots`, `configs`, `sql`; `orgs` → `api_keys`.
 
 #[macro_use]
 mod sql;
@@ -15,6 +15,7 @@ pub mod configs;
 pub mod developers;
 pub mod login_failures;
 pub mod mcp_calls;
+pub mod orgs;
 pub mod revisions;
 pub mod snapshots;
 pub mod tool_sends;

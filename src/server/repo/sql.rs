@@ -362,3 +362,44 @@ macro_rules! replace_config {
         }
     };
 }
+
+/// Makes organization `$name` in `$tx` with `$developer` (an id) as its
+/// admin and their current organization: its slug is made from `$name`,
+/// numbered if taken. Evaluates to `(id, slug)`.
+macro_rules! insert_org {
+    ($tx:ident, $name:expr, $developer:expr, $now:expr) => {
+        async {
+            let base = $crate::domain::org::slugify($name);
+            let taken: Vec<String> = sqlx::query_scalar(
+                "SELECT slug FROM organizations WHERE slug = $1 OR slug LIKE $2",
+            )
+            .bind(&base)
+            .bind(format!("{base}-%"))
+            .fetch_all(&mut *$tx)
+            .await?;
+            let slug = $crate::domain::org::unique_slug(&base, &taken);
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO organizations (name, slug, created_at) VALUES ($1, $2, $3) RETURNING id",
+            )
+            .bind($name)
+            .bind(&slug)
+            .bind($now)
+            .fetch_one(&mut *$tx)
+            .await?;
+            sqlx::query(
+                "INSERT INTO org_members (org_id, developer_id, role, joined_at) VALUES ($1, $2, 'admin', $3)",
+            )
+            .bind(id)
+            .bind($developer)
+            .bind($now)
+            .execute(&mut *$tx)
+            .await?;
+            sqlx::query("UPDATE developers SET current_org_id = $1 WHERE id = $2")
+                .bind(id)
+                .bind($developer)
+                .execute(&mut *$tx)
+                .await?;
+            Ok::<(i64, String), sqlx::Error>((id, slug))
+        }
+    };
+}

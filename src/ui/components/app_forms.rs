@@ -101,6 +101,9 @@ pub fn AppConsole(
     tools: Vec<ToolSummary>,
     keys: Vec<ApiKeySummary>,
     checks: Checks,
+    /// Whether the developer is an admin of the app's organization: only an
+    /// admin manages its API keys and deletes it.
+    admin: bool,
     notice: Option<String>,
     save_error: Option<AppError>,
     delete_error: Option<AppError>,
@@ -111,12 +114,30 @@ pub fn AppConsole(
     view! {
         <div class="stack">
             <AppEditor app tools checks notice initial_error=save_error/>
-            <ApiKeysSection package_name=package_name.clone() keys/>
+            {if admin {
+                view! { <ApiKeysSection package_name=package_name.clone() keys/> }.into_any()
+            } else {
+                view! {
+                    <section class="card stack" aria-labelledby="keys-title">
+                        <h2 id="keys-title">"API keys"</h2>
+                        <p>
+                            {match keys.len() {
+                                1 => "The app has 1 API key. ".to_owned(),
+                                n => format!("The app has {n} API keys. "),
+                            }}
+                            "Only an admin of its organization can create or revoke API keys."
+                        </p>
+                    </section>
+                }
+                    .into_any()
+            }}
             {children()}
-            <section class="card stack danger-zone" aria-labelledby="delete-title">
-                <h2 id="delete-title">"Delete this app"</h2>
-                <DeleteAppForm package_name initial_error=delete_error/>
-            </section>
+            {admin.then(|| view! {
+                <section class="card stack danger-zone" aria-labelledby="delete-title">
+                    <h2 id="delete-title">"Delete this app"</h2>
+                    <DeleteAppForm package_name initial_error=delete_error/>
+                </section>
+            })}
         </div>
     }
 }

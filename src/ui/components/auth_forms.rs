@@ -14,7 +14,7 @@ use crate::{
 use leptos::prelude::*;
 
 #[component]
-pub fn SignupForm(initial_error: Option<AppError>) -> impl IntoView {
+pub fn SignupForm(next: Option<String>, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<Signup>::new();
     let error = form_error(action, initial_error);
     view! {
@@ -39,6 +39,7 @@ pub fn SignupForm(initial_error: Option<AppError>) -> impl IntoView {
                 required=true
                 error=field_message(error, "password")
             />
+            {next.map(|next| view! { <input type="hidden" name="next" value=next/> })}
             <div class="form-actions">
                 <SubmitButton label="Create account" pending=action.pending()/>
             </div>

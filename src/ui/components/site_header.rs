@@ -1,25 +1,55 @@
-use crate::{api::auth::Logout, ui::session::current_developer};
+use crate::{
+    api::{auth::Logout, orgs::SwitchOrg},
+    domain::url::encode_component,
+    ui::session::{current_developer, current_memberships},
+};
 use leptos::{prelude::*, server_fn::ServerFn};
 
 /// The bar at the top of every page: product name, and for a signed-in
-/// developer the console's navigation, their email and "Log out".
+/// developer the console's navigation, the current organization with a
+/// switcher, their email and "Log out".
 #[component]
 pub fn SiteHeader() -> impl IntoView {
     let developer = current_developer();
+    let memberships = current_memberships();
     view! {
         <header class="site-header">
             <a class="brand" href="/">
                 <span class="brand-mark" aria-hidden="true">"⚒"</span>
                 "Toolwright"
             </a>
-            {developer.map(|developer| view! {
-                <nav aria-label="Console" class="site-nav">
-                    <a href="/console/apps">"Apps"</a>
-                    <span class="who">{developer.email}</span>
-                    <form method="post" action=Logout::PATH class="inline-form">
-                        <button type="submit">"Log out"</button>
-                    </form>
-                </nav>
+            {developer.map(|developer| {
+                let current = memberships.current().cloned();
+                let settings = current
+                    .as_ref()
+                    .map(|org| format!("/console/orgs/{}", encode_component(&org.slug)));
+                let options = memberships
+                    .orgs
+                    .iter()
+                    .map(|org| {
+                        let selected = current.as_ref().is_some_and(|c| c.id == org.id);
+                        view! { <option value=org.slug.clone() selected=selected>{org.name.clone()}</option> }
+                    })
+                    .collect_view();
+                view! {
+                    <nav aria-label="Console" class="site-nav">
+                        <a href="/console/apps">"Apps"</a>
+                        // Switching applies at once with JavaScript (console.js);
+                        // without it, with the button.
+                        <form method="post" action=SwitchOrg::PATH class="inline-form org-switcher">
+                            <label for="org-switch" class="visually-hidden">"Organization"</label>
+                            <select id="org-switch" name="slug" data-submit-on-change="">
+                                {options}
+                            </select>
+                            <button type="submit" class="no-js">"Switch"</button>
+                        </form>
+                        {settings.map(|href| view! { <a href=href>"Organization settings"</a> })}
+                        <span class="who">{developer.email}</span>
+                        <form method="post" action=Logout::PATH class="inline-form">
+                            <button type="submit">"Log out"</button>
+                        </form>
+                    </nav>
+                }
             })}
         </header>
     }

@@ -51,6 +51,7 @@ pub fn ErrorTemplate(errors: ArcRwSignal<Errors>) -> impl IntoView {
         AppError::NotFound => "Not found",
         AppError::Unauthorized | AppError::InvalidCredentials => "Please log in",
         AppError::Forbidden => "Forbidden",
+        AppError::NotAllowed(_) => "Not allowed",
         AppError::Validation(_) => "Invalid request",
         AppError::Conflict(_) | AppError::StaleForm(..) => "Conflict",
         AppError::TooManyRequests(_) => "Too many requests",

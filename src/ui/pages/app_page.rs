@@ -1,17 +1,21 @@
 use crate::{
+    api::orgs::MoveApp as MoveAppFn,
     api::{
         apps::{get_app_page, AppPage, DeleteApp, SaveApp},
         mcp::get_mcp_panel,
     },
-    domain::url::encode_component,
+    domain::{
+        org::{OrgSummary, Role},
+        url::encode_component,
+    },
     ui::components::{
         app_forms::AppConsole,
-        form::url_error,
+        form::{url_error, FormAlert},
         mcp_panel::{ActivityTable, ConnectAssistant},
         status_page::AppErrorView,
     },
 };
-use leptos::prelude::*;
+use leptos::{prelude::*, server_fn::ServerFn};
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
@@ -24,7 +28,7 @@ pub fn AppPage() -> impl IntoView {
         .get("package_name")
         .unwrap_or_default();
     let query = use_query_map().read_untracked();
-    let notice = if query.get("created").is_some() {
+    let mut notice = if query.get("created").is_some() {
         Some("App created. Now define its AI tools.".to_owned())
     } else if query.get("saved").is_some() {
         Some("Saved.".to_owned())
@@ -37,6 +41,9 @@ pub fn AppPage() -> impl IntoView {
     let activity_before = query
         .get("activity_before")
         .and_then(|before| before.parse::<i64>().ok());
+    if let Some(org) = query.get("moved") {
+        notice = Some(format!("Moved the app to {org}."));
+    }
     let save_error = url_error::<SaveApp>();
     let delete_error = url_error::<DeleteApp>();
 
@@ -56,7 +63,10 @@ pub fn AppPage() -> impl IntoView {
                     };
                     match loaded {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok((AppPage { app, tools, keys, checks }, mcp)) => {
+                        Ok((AppPage { app, tools, keys, checks, role, move_targets }, mcp)) => {
+                            let admin = role == Role::Admin;
+                            let moving = (!move_targets.is_empty())
+                                .then(|| view! { <MoveApp package_name=app.package_name.clone() targets=move_targets/> });
                             let name = app.name.clone();
                             let package = app.package_name.clone();
                             let base = format!("/console/apps/{}", encode_component(&package));
@@ -76,6 +86,7 @@ pub fn AppPage() -> impl IntoView {
                                         tools
                                         keys
                                         checks
+                                        admin
                                         notice
                                         save_error
                                         delete_error
@@ -86,6 +97,7 @@ pub fn AppPage() -> impl IntoView {
                                             entries=mcp.activity
                                             older=mcp.older
                                         />
+                                        {moving}
                                     </AppConsole>
                                 </div>
                             }
@@ -95,5 +107,31 @@ pub fn AppPage() -> impl IntoView {
                 })
             }
         </Suspense>
+    }
+}
+
+/// Moving the app to another organization the developer is admin of (a
+/// plain form: the app's URL stays the same).
+#[component]
+fn MoveApp(package_name: String, targets: Vec<OrgSummary>) -> impl IntoView {
+    let error = url_error::<MoveAppFn>().map(|e| e.to_string());
+    let options = targets
+        .into_iter()
+        .map(|org| view! { <option value=org.slug>{org.name}</option> })
+        .collect_view();
+    view! {
+        <section class="card stack" aria-labelledby="move-title">
+            <h2 id="move-title">"Move to another organization"</h2>
+            <p class="meta">"Its members will see the app; this organization's members will no longer."</p>
+            <form method="post" action=MoveAppFn::PATH class="inline-fields" aria-label="Move app">
+                <FormAlert message=Signal::stored(error)/>
+                <input type="hidden" name="package_name" value=package_name/>
+                <div class="field">
+                    <label for="move-to">"Move to organization"</label>
+                    <select id="move-to" name="to">{options}</select>
+                </div>
+                <button type="submit">"Move app"</button>
+            </form>
+        </section>
     }
 }

@@ -7,13 +7,14 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
-/// `/console/apps`: the developer's apps.
+/// `/console/apps`: the apps of the developer's current organization.
 #[component]
 pub fn AppsPage() -> impl IntoView {
     let deleted = use_query_map()
         .read_untracked()
         .get("deleted")
         .map(|package| format!("Deleted the app {package} and its tools."));
+    let org = crate::ui::session::current_memberships().current().cloned();
     view! {
         <Title text="Apps"/>
         <section class="stack" aria-labelledby="apps-title">
@@ -21,6 +22,15 @@ pub fn AppsPage() -> impl IntoView {
                 <h1 id="apps-title">"Apps"</h1>
                 <a class="button primary" href="/console/apps/new">"New app"</a>
             </div>
+            {org.map(|org| {
+                let href = format!("/console/orgs/{}", encode_component(&org.slug));
+                view! {
+                    <p class="meta">
+                        "The apps of " <a href=href>{org.name}</a> ". Switch organization in the header, or "
+                        <a href="/console/orgs/new">"create a new organization"</a> "."
+                    </p>
+                }
+            })}
             <Notice message=Signal::stored(deleted)/>
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
                 {Suspend::new(async move {

@@ -7,4 +7,5 @@ pub mod import_page;
 pub mod landing;
 pub mod new_app;
 pub mod not_found;
+pub mod org_pages;
 pub mod try_page;

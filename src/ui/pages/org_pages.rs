@@ -1,0 +1,554 @@
+//! Organization pages: a new organization, an organization's members and
+//! invitations, and an invitation link. Plain HTML forms (the small
+//! console script makes the role selects apply at once and asks before a
+//! removal); everything works without JavaScript.
+
+use crate::{
+    api::orgs::{
+        get_invitation, get_org_page, CancelInvitation, ChangeRole, CreateOrg, DeleteOrg, Invite,
+        JoinOrg, RemoveMember, ResendInvitation,
+    },
+    api::AppError,
+    domain::{
+        org::{
+            InvitationState, InvitationView, Member, OrgPage as OrgPageData, PendingInvitation,
+            Role,
+        },
+        time::format_utc,
+        url::encode_component,
+    },
+    ui::{
+        components::{
+            form::{initial_value, url_error, FormAlert, Notice, TextField},
+            status_page::AppErrorView,
+        },
+        session::current_developer,
+    },
+};
+use leptos::{prelude::*, server_fn::ServerFn};
+use leptos_meta::Title;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+fn field_error(error: &Option<AppError>, field: &str) -> Signal<Option<String>> {
+    Signal::stored(
+        error
+            .as_ref()
+            .and_then(AppError::field_errors)
+            .and_then(|errors| errors.first(field))
+            .map(str::to_owned),
+    )
+}
+
+/// `/console/orgs/new`
+#[component]
+pub fn NewOrgPage() -> impl IntoView {
+    let error = url_error::<CreateOrg>();
+    let name = initial_value(&error, "name", "");
+    let name_error = field_error(&error, "name");
+    let message = error.as_ref().map(ToString::to_string);
+    view! {
+        <Title text="New organization"/>
+        <section class="card stack narrow-wide" aria-labelledby="new-org-title">
+            <h1 id="new-org-title">"Create an organization"</h1>
+            <p>
+                "An organization holds apps that a team builds together. You will be its admin, "
+                "and can invite others by a link."
+            </p>
+            <form method="post" action=CreateOrg::PATH novalidate aria-label="New organization">
+                <FormAlert message=Signal::stored(message)/>
+                <TextField
+                    label="Organization name"
+                    name="name"
+                    id="org-name"
+                    value=name
+                    autocomplete="organization"
+                    required=true
+                    hint="1 to 100 characters. Its web address is made from it."
+                    error=name_error
+                />
+                <div class="form-actions">
+                    <button type="submit" class="primary">"Create organization"</button>
+                </div>
+            </form>
+        </section>
+    }
+}
+
+/// The first error a plain form post of any of the organization page's
+/// forms left in the URL.
+fn org_page_error() -> Option<AppError> {
+    url_error::<ChangeRole>()
+        .or_else(url_error::<RemoveMember>)
+        .or_else(url_error::<ResendInvitation>)
+        .or_else(url_error::<CancelInvitation>)
+}
+
+/// `/console/orgs/{slug}`: members (an admin changes roles and removes
+/// them), invitations (an admin's), and deleting the organization.
+#[component]
+pub fn OrgPage() -> impl IntoView {
+    let slug = use_params_map()
+        .read_untracked()
+        .get("slug")
+        .unwrap_or_default();
+    let query = use_query_map().read_untracked();
+    let notice = if query.get("created").is_some() {
+        Some(
+            "Organization created. It is now your current organization: new apps go here."
+                .to_owned(),
+        )
+    } else if let Some(email) = query.get("changed") {
+        Some(format!("Changed the role of {email}."))
+    } else if let Some(email) = query.get("removed") {
+        Some(format!(
+            "Removed {email}. What they did stays in the history."
+        ))
+    } else if let Some(email) = query.get("invited") {
+        Some(format!(
+            "Invited {email}. Send them the link below; it works once, for 7 days."
+        ))
+    } else {
+        query
+            .get("cancelled")
+            .map(|email| format!("Cancelled the invitation of {email}."))
+    };
+    let removing = query.get("remove");
+    let error = org_page_error();
+    let invite_error = url_error::<Invite>();
+    let delete_error = url_error::<DeleteOrg>();
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            {
+                let slug = slug.clone();
+                let notice = notice.clone();
+                let removing = removing.clone();
+                let error = error.clone();
+                let invite_error = invite_error.clone();
+                let delete_error = delete_error.clone();
+                Suspend::new(async move {
+                    match get_org_page(slug).await {
+                        Err(error) => view! { <AppErrorView error/> }.into_any(),
+                        Ok(page) => view! {
+                            <OrgView page notice removing error invite_error delete_error/>
+                        }
+                            .into_any(),
+                    }
+                })
+            }
+        </Suspense>
+    }
+}
+
+#[component]
+fn OrgView(
+    page: OrgPageData,
+    notice: Option<String>,
+    removing: Option<String>,
+    error: Option<AppError>,
+    invite_error: Option<AppError>,
+    delete_error: Option<AppError>,
+) -> impl IntoView {
+    let admin = page.role == Role::Admin;
+    let slug = page.slug.clone();
+    let confirm = removing
+        .filter(|email| page.members.iter().any(|m| &m.email == email))
+        .map(|email| view! { <ConfirmRemoval slug=slug.clone() email me=page.me.clone()/> });
+    let apps = match page.app_count {
+        1 => "1 app".to_owned(),
+        n => format!("{n} apps"),
+    };
+    view! {
+        <Title text=page.name.clone()/>
+        <div class="stack">
+            <div class="page-head">
+                <h1>{page.name.clone()}</h1>
+                <nav aria-label="Organization" class="page-links">
+                    <a class="button" href="/console/apps">"Apps"</a>
+                    <a class="button" href="/console/orgs/new">"New organization"</a>
+                </nav>
+            </div>
+            <p class="meta">
+                {apps} " · you are " {if admin { "an admin" } else { "a member" }}
+            </p>
+            <Notice message=Signal::stored(notice)/>
+            <FormAlert message=Signal::stored(error.map(|e| e.to_string()))/>
+            {confirm}
+            <MembersSection slug=slug.clone() members=page.members admin me=page.me.clone()/>
+            {admin.then(|| view! {
+                <InvitationsSection
+                    slug=slug.clone()
+                    invitations=page.invitations
+                    link=page.invitation_link
+                    initial_error=invite_error
+                />
+                <DeleteOrgSection slug=slug.clone() name=page.name.clone() app_count=page.app_count initial_error=delete_error/>
+            })}
+        </div>
+    }
+}
+
+/// Asks before a removal when the page was reached without JavaScript.
+#[component]
+fn ConfirmRemoval(slug: String, email: String, me: String) -> impl IntoView {
+    let question = if email == me {
+        "Leave this organization? You will no longer see its apps.".to_owned()
+    } else {
+        format!("Remove {email} from this organization? What they did stays in the history, and their API keys of its apps stop working.")
+    };
+    let back = format!("/console/orgs/{}", encode_component(&slug));
+    view! {
+        <form method="post" action=RemoveMember::PATH class="card stack danger-zone" aria-label="Confirm removal">
+            <p><strong>{question}</strong></p>
+            <input type="hidden" name="slug" value=slug/>
+            <input type="hidden" name="email" value=email.clone()/>
+            <input type="hidden" name="confirmed" value="yes"/>
+            <div class="card-actions">
+                <button type="submit" class="danger">{format!("Yes, remove {email}")}</button>
+                <a class="button" href=back>"Keep them"</a>
+            </div>
+        </form>
+    }
+}
+
+#[component]
+fn MembersSection(slug: String, members: Vec<Member>, admin: bool, me: String) -> impl IntoView {
+    let rows = members
+        .into_iter()
+        .enumerate()
+        .map(|(index, member)| {
+            let is_me = member.email == me;
+            let role = if admin {
+                let id = format!("member-role-{index}");
+                let options = Role::ALL
+                    .iter()
+                    .map(|role| {
+                        view! {
+                            <option value=role.as_str() selected=*role == member.role>
+                                {role.as_str()}
+                            </option>
+                        }
+                    })
+                    .collect_view();
+                view! {
+                    <form method="post" action=ChangeRole::PATH class="inline-form role-form">
+                        <input type="hidden" name="slug" value=slug.clone()/>
+                        <input type="hidden" name="email" value=member.email.clone()/>
+                        <label for=id.clone() class="visually-hidden">{format!("Role of {}", member.email)}</label>
+                        <select id=id name="role" data-submit-on-change="">{options}</select>
+                        <button type="submit" class="no-js">"Change role"</button>
+                    </form>
+                }
+                    .into_any()
+            } else {
+                view! { <span>{member.role.as_str()}</span> }.into_any()
+            };
+            let remove = (admin || is_me).then(|| {
+                let label = if is_me && !admin { "Leave".to_owned() } else { "Remove".to_owned() };
+                let question = if is_me {
+                    "Leave this organization? You will no longer see its apps.".to_owned()
+                } else {
+                    format!(
+                        "Remove {}? What they did stays in the history, and their API keys of its apps stop working.",
+                        member.email
+                    )
+                };
+                view! {
+                    <form method="post" action=RemoveMember::PATH class="inline-form" data-confirm=question>
+                        <input type="hidden" name="slug" value=slug.clone()/>
+                        <input type="hidden" name="email" value=member.email.clone()/>
+                        <input type="hidden" name="confirmed" value=""/>
+                        <button type="submit" class="danger">
+                            {label} <span class="visually-hidden">{format!(" {}", member.email)}</span>
+                        </button>
+                    </form>
+                }
+            });
+            view! {
+                <tr>
+                    <td>{member.email.clone()} {is_me.then_some(" (you)")}</td>
+                    <td>{role}</td>
+                    <td class="meta">{format_utc(member.joined_at)}</td>
+                    <td>{remove}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card stack" aria-labelledby="members-title">
+            <h2 id="members-title">"Members"</h2>
+            <p class="meta">
+                "Admins manage members, invitations and API keys, and can delete or move apps; "
+                "members create and edit apps and tools, import, export and try them."
+            </p>
+            <div class="table-wrap">
+                <table>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Email"</th>
+                            <th scope="col">"Role"</th>
+                            <th scope="col">"Joined"</th>
+                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn InvitationsSection(
+    slug: String,
+    invitations: Vec<PendingInvitation>,
+    link: Option<String>,
+    initial_error: Option<AppError>,
+) -> impl IntoView {
+    let email = initial_value(&initial_error, "email", "");
+    let chosen = initial_value(&initial_error, "role", "member");
+    let email_error = field_error(&initial_error, "email");
+    let role_error = field_error(&initial_error, "role").get_untracked();
+    let message = initial_error.as_ref().map(ToString::to_string);
+    let role_options = Role::ALL
+        .iter()
+        .map(|role| view! { <option value=role.as_str() selected=role.as_str() == chosen>{role.as_str()}</option> })
+        .collect_view();
+    let link = link.map(|link| {
+        view! {
+            <div class="field">
+                <label for="invitation-link">"Invitation link"</label>
+                <p class="hint" id="invitation-link-hint">
+                    "Shown once: copy it now and send it to them. It works once, for 7 days."
+                </p>
+                <div class="copy-row">
+                    <input id="invitation-link" type="text" readonly value=link aria-describedby="invitation-link-hint"/>
+                    <button type="button" class="needs-js" data-copy="invitation-link">"Copy"</button>
+                </div>
+            </div>
+        }
+    });
+    let pending = if invitations.is_empty() {
+        view! { <p class="meta">"No pending invitations."</p> }.into_any()
+    } else {
+        let rows = invitations
+            .into_iter()
+            .map(|invitation| {
+                let hidden = view! {
+                    <input type="hidden" name="slug" value=slug.clone()/>
+                    <input type="hidden" name="email" value=invitation.email.clone()/>
+                };
+                let hidden_again = view! {
+                    <input type="hidden" name="slug" value=slug.clone()/>
+                    <input type="hidden" name="email" value=invitation.email.clone()/>
+                };
+                view! {
+                    <tr>
+                        <td>{invitation.email.clone()}</td>
+                        <td>{invitation.role.as_str()}</td>
+                        <td class="meta">{format_utc(invitation.expires_at)}</td>
+                        <td class="row-actions">
+                            <form method="post" action=ResendInvitation::PATH class="inline-form">
+                                {hidden}
+                                <button type="submit">
+                                    "Resend" <span class="visually-hidden">{format!(" {}", invitation.email)}</span>
+                                </button>
+                            </form>
+                            <form method="post" action=CancelInvitation::PATH class="inline-form">
+                                {hidden_again}
+                                <button type="submit">
+                                    "Cancel" <span class="visually-hidden">{format!(" {}", invitation.email)}</span>
+                                </button>
+                            </form>
+                        </td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="table-wrap">
+                <table>
+                    <caption class="visually-hidden">"Pending invitations"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Email"</th>
+                            <th scope="col">"Role"</th>
+                            <th scope="col">"Expires"</th>
+                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        }
+        .into_any()
+    };
+    view! {
+        <section class="card stack" aria-labelledby="invitations-title">
+            <h2 id="invitations-title">"Invitations"</h2>
+            <form method="post" action=Invite::PATH novalidate aria-label="Invite" class="stack">
+                <FormAlert message=Signal::stored(message)/>
+                <input type="hidden" name="slug" value=slug.clone()/>
+                <TextField
+                    label="Email"
+                    name="email"
+                    id="invite-email"
+                    kind="email"
+                    value=email
+                    autocomplete="off"
+                    required=true
+                    error=email_error
+                />
+                <div class="field">
+                    <label for="invite-role">"Role"</label>
+                    <select id="invite-role" name="role" aria-describedby="invite-role-error">
+                        {role_options}
+                    </select>
+                    <p class="field-error" id="invite-role-error">{role_error}</p>
+                </div>
+                <div class="form-actions">
+                    <button type="submit" class="primary">"Invite"</button>
+                </div>
+            </form>
+            {link}
+            {pending}
+        </section>
+    }
+}
+
+#[component]
+fn DeleteOrgSection(
+    slug: String,
+    name: String,
+    app_count: i64,
+    initial_error: Option<AppError>,
+) -> impl IntoView {
+    let label = format!("Type {name} to confirm");
+    let confirmation_error = field_error(&initial_error, "confirmation");
+    let message = initial_error
+        .as_ref()
+        .filter(|e| e.field_errors().is_none())
+        .map(ToString::to_string);
+    view! {
+        <section class="card stack danger-zone" aria-labelledby="delete-org-title">
+            <h2 id="delete-org-title">"Delete this organization"</h2>
+            {if app_count > 0 {
+                view! { <p>"It still has apps: move them to another organization or delete them first."</p> }.into_any()
+            } else {
+                view! {
+                    <form method="post" action=DeleteOrg::PATH novalidate aria-label="Delete organization" class="stack">
+                        <FormAlert message=Signal::stored(message)/>
+                        <input type="hidden" name="slug" value=slug/>
+                        <div class="field">
+                            <label for="delete-org-confirmation">{label}</label>
+                            <input
+                                id="delete-org-confirmation"
+                                name="confirmation"
+                                type="text"
+                                autocomplete="off"
+                                aria-describedby="delete-org-confirmation-error"
+                            />
+                            <p class="field-error" id="delete-org-confirmation-error">{move || confirmation_error.get()}</p>
+                        </div>
+                        <div class="form-actions">
+                            <button type="submit" class="danger">"Delete organization"</button>
+                        </div>
+                    </form>
+                }.into_any()
+            }}
+        </section>
+    }
+}
+
+/// `/invitations/{token}`: what the link offers, and "Join" for the
+/// signed-in developer (or links to log in or sign up that come back here).
+#[component]
+pub fn InvitationPage() -> impl IntoView {
+    let token = use_params_map()
+        .read_untracked()
+        .get("token")
+        .unwrap_or_default();
+    let join_error = url_error::<JoinOrg>();
+    let signed_in = current_developer();
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            {
+                let token = token.clone();
+                let join_error = join_error.clone();
+                let signed_in = signed_in.clone();
+                Suspend::new(async move {
+                    match get_invitation(token.clone()).await {
+                        Err(AppError::NotFound) => view! {
+                            <crate::ui::components::status_page::StatusPage
+                                status=404
+                                title="Invitation not found"
+                                message="This invitation link is not valid. Ask an admin of the organization for a new one."
+                            />
+                        }
+                            .into_any(),
+                        Err(error) => view! { <AppErrorView error/> }.into_any(),
+                        Ok(invitation) => view! {
+                            <InvitationView
+                                invitation
+                                token
+                                signed_in=signed_in.map(|d| d.email)
+                                join_error
+                            />
+                        }
+                            .into_any(),
+                    }
+                })
+            }
+        </Suspense>
+    }
+}
+
+#[component]
+fn InvitationView(
+    invitation: InvitationView,
+    token: String,
+    signed_in: Option<String>,
+    join_error: Option<AppError>,
+) -> impl IntoView {
+    let here = format!("/invitations/{token}");
+    let next = encode_component(&here);
+    let body = match (invitation.state, signed_in) {
+        (InvitationState::Pending, None) => view! {
+            <p>"Log in or sign up as " <strong>{invitation.email.clone()}</strong> " to join."</p>
+            <div class="card-actions">
+                <a class="button primary" href=format!("/login?next={next}")>"Log in"</a>
+                <a class="button" href=format!("/signup?next={next}")>"Sign up"</a>
+            </div>
+        }
+        .into_any(),
+        (InvitationState::Pending, Some(email)) => view! {
+            <form method="post" action=JoinOrg::PATH class="stack" aria-label="Join">
+                <FormAlert message=Signal::stored(join_error.map(|e| e.to_string()))/>
+                <p>
+                    "You are logged in as " <strong>{email}</strong> "; the invitation is for "
+                    <strong>{invitation.email.clone()}</strong> "."
+                </p>
+                <input type="hidden" name="token" value=token/>
+                <div class="form-actions">
+                    <button type="submit" class="primary">"Join"</button>
+                </div>
+            </form>
+        }
+        .into_any(),
+        (state, _) => view! {
+            <p class="alert" role="alert">{state.message().unwrap_or_default()}</p>
+            <p>"Ask an admin of the organization for a new link."</p>
+        }
+        .into_any(),
+    };
+    view! {
+        <Title text=format!("Join {}", invitation.org_name)/>
+        <section class="card narrow stack" aria-labelledby="invitation-title">
+            <h1 id="invitation-title">{format!("Join {}", invitation.org_name)}</h1>
+            <p>
+                "You are invited to the organization " <strong>{invitation.org_name.clone()}</strong>
+                " as " <strong>{invitation.role.as_str()}</strong> "."
+            </p>
+            {body}
+        </section>
+    }
+}
