@@ -1,0 +1,194 @@
+import { test, expect, type Page } from "@playwright/test";
+import { expectNoSeriousA11yViolations, pageNotice } from "../fixtures/a11y";
+import { PASSWORD, signUp, uniqueEmail } from "../fixtures/accounts";
+import { createApp, uniquePackage } from "../fixtures/apps";
+import { addTool, editor, toolCard } from "../fixtures/tools";
+
+const noJs = () => test.info().project.use.javaScriptEnabled === false;
+
+/** Creates an organization from the header's page; it becomes current and its page opens. */
+async function createOrg(page: Page, name: string): Promise<string> {
+  await page.goto("/console/orgs/new");
+  await expectNoSeriousA11yViolations(page);
+  await page.getByLabel("Organization name", { exact: true }).fill(name);
+  await page.getByRole("button", { name: "Create organization", exact: true }).click();
+  await expect(page).toHaveURL(/\/console\/orgs\/[a-z0-9-]+\?created=1$/);
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
+  return new URL(page.url()).pathname;
+}
+
+/** Invites `email` from the organization page; the link shown once. */
+async function invite(page: Page, orgPath: string, email: string, role: "admin" | "member"): Promise<string> {
+  await page.goto(orgPath);
+  const invitations = page.getByRole("region", { name: "Invitations", exact: true });
+  await invitations.getByLabel("Email", { exact: true }).fill(email);
+  await invitations.getByLabel("Role", { exact: true }).selectOption(role);
+  await invitations.getByRole("button", { name: "Invite", exact: true }).click();
+  await expect(pageNotice(page)).toContainText(`Invited ${email}`);
+  const link = await invitations.getByLabel("Invitation link", { exact: true }).inputValue();
+  expect(link).toMatch(/\/invitations\/[0-9a-f]{64}$/);
+  return link;
+}
+
+/** Chooses `role` in a member's row: at once with JavaScript, with "Change role" without. */
+async function chooseRole(page: Page, email: string, role: "admin" | "member") {
+  const members = page.getByRole("region", { name: "Members", exact: true });
+  await members.getByLabel(`Role of ${email}`, { exact: true }).selectOption(role);
+  if (noJs()) {
+    await members
+      .getByRole("row")
+      .filter({ hasText: email })
+      .getByRole("button", { name: "Change role", exact: true })
+      .click();
+  }
+}
+
+test("an admin invites, the new developer signs up through the link, edits, and the admin sees it @js-only", async ({
+  page,
+  browser,
+}) => {
+  const admin = await signUp(page);
+  const orgName = `Acme ${Date.now().toString(36)}`;
+  const orgPath = await createOrg(page, orgName);
+  await expectNoSeriousA11yViolations(page);
+  const packageName = uniquePackage();
+  await createApp(page, { packageName, name: "Team Todo", serverUrl: "https://todo.example.com" });
+  await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
+
+  const memberEmail = uniqueEmail("member");
+  const link = await invite(page, orgPath, memberEmail, "member");
+  await expectNoSeriousA11yViolations(page);
+
+  // The second developer, in a browser of their own, opens the link logged out.
+  const other = await browser.newContext();
+  const second = await other.newPage();
+  await second.goto(link);
+  await expect(second.getByRole("heading", { level: 1 })).toHaveText(`Join ${orgName}`);
+  await expect(second.getByText("member", { exact: true })).toBeVisible();
+  await expect(second.getByRole("button", { name: "Join", exact: true })).toHaveCount(0);
+  await expectNoSeriousA11yViolations(second);
+  await second.getByRole("link", { name: "Sign up", exact: true }).click();
+  await second.getByLabel("Email", { exact: true }).fill(memberEmail);
+  await second.getByLabel("Password", { exact: true }).fill(PASSWORD);
+  await second.getByRole("button", { name: "Create account", exact: true }).click();
+  await expect(second).toHaveURL(new URL(link).pathname);
+  await expectNoSeriousA11yViolations(second);
+  await second.getByRole("button", { name: "Join", exact: true }).click();
+  await expect(second).toHaveURL(/\/console\/apps$/);
+  await expect(second.getByLabel("Organization", { exact: true })).toHaveValue(orgPath.split("/").pop()!);
+
+  // The member edits the tool.
+  await second.getByRole("link", { name: "Team Todo", exact: true }).click();
+  await toolCard(second, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
+  await editor(second).getByLabel("Description", { exact: true }).first().fill("Edited by the member");
+  await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();
+  await expect(pageNotice(second)).toHaveText("Saved tool add_todo.");
+
+  // A member sees the members, without their controls, and no invitations.
+  await second.goto(orgPath);
+  const members = second.getByRole("region", { name: "Members", exact: true });
+  await expect(members.getByRole("row").filter({ hasText: admin })).toBeVisible();
+  await expect(members.getByRole("combobox")).toHaveCount(0);
+  await expect(members.getByRole("button", { name: `Remove ${admin}`, exact: true })).toHaveCount(0);
+  await expect(second.getByRole("region", { name: "Invitations", exact: true })).toHaveCount(0);
+  await expectNoSeriousA11yViolations(second);
+
+  // The admin sees the change and its author in the history.
+  await page.goto(`/console/apps/${packageName}/history`);
+  const latest = page.getByRole("listitem").filter({ hasText: "Edited tool add_todo" }).first();
+  await expect(latest).toContainText(memberEmail);
+
+  // Removed (after confirming), the member no longer finds the app.
+  await page.goto(orgPath);
+  page.once("dialog", (dialog) => dialog.accept());
+  await page
+    .getByRole("region", { name: "Members", exact: true })
+    .getByRole("button", { name: `Remove ${memberEmail}`, exact: true })
+    .click();
+  await expect(pageNotice(page)).toContainText(`Removed ${memberEmail}`);
+  const gone = await second.goto(`/console/apps/${packageName}`);
+  expect(gone?.status()).toBe(404);
+  await expect(second.getByRole("heading", { level: 1 })).toHaveText("Not found");
+  // What they did stays in the history.
+  await page.goto(`/console/apps/${packageName}/history`);
+  await expect(page.getByRole("listitem").filter({ hasText: "Edited tool add_todo" }).first()).toContainText(memberEmail);
+  await other.close();
+});
+
+test("roles change at once, the sole admin stays admin, and links say when they no longer work", async ({
+  page,
+  browser,
+}) => {
+  const admin = await signUp(page);
+  const orgPath = await createOrg(page, `Roles ${Date.now().toString(36)}`);
+
+  // The sole admin's select shows admin and refuses the change.
+  await chooseRole(page, admin, "member");
+  await expect(page.getByRole("alert").filter({ hasText: "needs an admin" })).toBeVisible();
+  await expect(
+    page.getByRole("region", { name: "Members", exact: true }).getByLabel(`Role of ${admin}`, { exact: true }),
+  ).toHaveValue("admin");
+
+  // A second developer joins as member and is made admin.
+  const bob = uniqueEmail("bob");
+  const link = await invite(page, orgPath, bob, "member");
+  const other = await browser.newContext({ javaScriptEnabled: !noJs() });
+  const second = await other.newPage();
+  await signUp(second, bob);
+  await second.goto(link);
+  await second.getByRole("button", { name: "Join", exact: true }).click();
+  await expect(second).toHaveURL(/\/console\/apps$/);
+  await page.goto(orgPath);
+  await chooseRole(page, bob, "admin");
+  await expect(pageNotice(page)).toHaveText(`Changed the role of ${bob}.`);
+  await expect(
+    page.getByRole("region", { name: "Members", exact: true }).getByLabel(`Role of ${bob}`, { exact: true }),
+  ).toHaveValue("admin");
+
+  // The used link says so.
+  await second.goto(link);
+  await expect(second.getByText("This invitation link has already been used.")).toBeVisible();
+
+  // A cancelled invitation's link says so; a resent one replaces the old link.
+  const carol = uniqueEmail("carol");
+  const first = await invite(page, orgPath, carol, "member");
+  const invitations = page.getByRole("region", { name: "Invitations", exact: true });
+  await invitations.getByRole("button", { name: `Resend ${carol}`, exact: true }).click();
+  const fresh = await invitations.getByLabel("Invitation link", { exact: true }).inputValue();
+  expect(fresh).not.toBe(first);
+  await second.goto(first);
+  await expect(second.getByText("This invitation link was cancelled.")).toBeVisible();
+  await invitations.getByRole("button", { name: `Cancel ${carol}`, exact: true }).click();
+  await expect(pageNotice(page)).toHaveText(`Cancelled the invitation of ${carol}.`);
+  await second.goto(fresh);
+  await expect(second.getByText("This invitation link was cancelled.")).toBeVisible();
+  await expectNoSeriousA11yViolations(second);
+  await other.close();
+});
+
+test("the header switches organizations, and new apps go to the current one", async ({ page }) => {
+  const email = await signUp(page);
+  const personal = uniquePackage("com.personal");
+  await createApp(page, { packageName: personal, name: "Personal App", serverUrl: "https://p.example.com" });
+  const orgPath = await createOrg(page, `Switch ${Date.now().toString(36)}`);
+  const slug = orgPath.split("/").pop()!;
+  const team = uniquePackage("com.team");
+  await createApp(page, { packageName: team, name: "Team App", serverUrl: "https://t.example.com" });
+
+  await page.goto("/console/apps");
+  await expect(page.getByRole("link", { name: "Team App", exact: true })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Personal App", exact: true })).toHaveCount(0);
+
+  const switcher = page.getByLabel("Organization", { exact: true });
+  await expect(switcher).toHaveValue(slug);
+  await switcher.selectOption({ label: email });
+  if (noJs()) await page.getByRole("button", { name: "Switch", exact: true }).click();
+  await expect(page.getByRole("link", { name: "Personal App", exact: true })).toBeVisible();
+  await expect(page.getByRole("link", { name: "Team App", exact: true })).toHaveCount(0);
+  await expect(page.getByLabel("Organization", { exact: true })).not.toHaveValue(slug);
+
+  // "Organization settings" opens the current one's page.
+  await page.getByRole("link", { name: "Organization settings", exact: true }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toHaveText(email);
+  await expectNoSeriousA11yViolations(page);
+});
