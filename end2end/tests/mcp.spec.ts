@@ -112,6 +112,8 @@ test.describe("a live MCP server per app @js-only", () => {
     await expect(rows.nth(2)).toContainText("add_todo");
     await expect(rows.nth(2)).toContainText("Error");
     await expect(rows.nth(3)).toContainText("Added milk to your list");
+    // Made with the key of the developer who created it.
+    await expect(rows.nth(3)).toContainText(email);
     await expectNoSeriousA11yViolations(page);
   });
 });

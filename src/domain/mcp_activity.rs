@@ -15,4 +15,7 @@ pub struct ActivityEntry {
     /// server did not answer within 20 seconds.").
     pub outcome: String,
     pub is_error: bool,
+    /// The email of the member whose key made the call (none once the key
+    /// is gone, or for a key made before keys recorded their maker).
+    pub by: Option<String>,
 }

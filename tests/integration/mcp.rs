@@ -442,6 +442,13 @@ async fn a_tool_call_reaches_the_app_and_every_ending_is_a_tool_result() {
             r#"{"todo_item":"milk","priority":"high"}"#
         );
         assert_eq!(activity[4].outcome, "Added milk");
+        // Each is shown with who made the key it came with.
+        assert!(
+            activity
+                .iter()
+                .all(|a| a.by.as_deref() == Some("alice@example.com")),
+            "{label}"
+        );
         server.stop().await;
     }
 }

@@ -95,10 +95,13 @@ pub async fn list(
     before: Option<i64>,
     limit: i64,
 ) -> Result<Vec<ActivityEntry>, sqlx::Error> {
-    type Row = (i64, String, String, i64, i64, String, bool);
+    type Row = (i64, String, String, i64, i64, String, bool, Option<String>);
+    // The key's maker: the developer the call reached the app as.
     let rows: Vec<Row> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, tool_id, arguments, called_at, duration_ms, outcome, is_error FROM mcp_calls \
-         WHERE app_id = $1 AND ($2 IS NULL OR id < $2) ORDER BY id DESC LIMIT $3",
+        "SELECT c.id, c.tool_id, c.arguments, c.called_at, c.duration_ms, c.outcome, c.is_error, d.email \
+         FROM mcp_calls c LEFT JOIN api_keys k ON k.id = c.key_id \
+         LEFT JOIN developers d ON d.id = k.created_by \
+         WHERE c.app_id = $1 AND ($2 IS NULL OR c.id < $2) ORDER BY c.id DESC LIMIT $3",
     )
     .bind(app_id)
     .bind(before)
@@ -108,14 +111,17 @@ pub async fn list(
     Ok(rows
         .into_iter()
         .map(
-            |(id, tool_id, arguments, called_at, duration_ms, outcome, is_error)| ActivityEntry {
-                id,
-                tool_id,
-                arguments,
-                called_at,
-                duration_ms,
-                outcome,
-                is_error,
+            |(id, tool_id, arguments, called_at, duration_ms, outcome, is_error, by)| {
+                ActivityEntry {
+                    id,
+                    by,
+                    tool_id,
+                    arguments,
+                    called_at,
+                    duration_ms,
+                    outcome,
+                    is_error,
+                }
             },
         )
         .collect())

@@ -130,6 +130,7 @@ pub fn ActivityTable(
                                     <th scope="col">"Duration"</th>
                                     <th scope="col">"Outcome"</th>
                                     <th scope="col">"Arguments"</th>
+                                    <th scope="col">"Key of"</th>
                                 </tr>
                             </thead>
                             <tbody>
@@ -146,6 +147,7 @@ pub fn ActivityTable(
                                                     {entry.outcome}
                                                 </td>
                                                 <td><code class="arguments">{entry.arguments}</code></td>
+                                                <td>{entry.by.unwrap_or_else(|| "—".to_owned())}</td>
                                             </tr>
                                         }
                                     })
