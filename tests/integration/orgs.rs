@@ -797,6 +797,47 @@ async fn the_last_admin_can_neither_leave_nor_be_demoted_and_a_removed_member_lo
         let mut carol = signed_up(&server, "carol@example.com").await;
         let link = invite(&mut alice, "carol@example.com", "admin").await;
         join(&mut carol, &link).await;
+
+        // A removed member's keys of the organization's apps stop working.
+        let made: Value = serde_json::from_str(
+            &json_call_with_status(
+                &carol,
+                "/api/keys/create",
+                json!({"package_name": APP, "name": "Carol's"}),
+            )
+            .await
+            .1,
+        )
+        .unwrap();
+        let key = made["key"].as_str().expect("a key for an admin").to_owned();
+        let config = |key: String| {
+            let url = server.url(&format!("/api/v1/apps/{APP}/config"));
+            async move {
+                reqwest::Client::new()
+                    .get(url)
+                    .bearer_auth(key)
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            }
+        };
+        assert_eq!(config(key.clone()).await, 200, "{label}");
+        alice
+            .call(
+                "/api/orgs/remove",
+                &[
+                    ("slug", ORG),
+                    ("email", "carol@example.com"),
+                    ("confirmed", "yes"),
+                ],
+            )
+            .await;
+        assert_eq!(config(key).await, 401, "{label}: revoked with the member");
+        let link = invite(&mut alice, "carol@example.com", "admin").await;
+        join(&mut carol, &link).await;
+
         let demote = alice
             .call(
                 "/api/orgs/role",
