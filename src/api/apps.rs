@@ -54,6 +54,8 @@ pub struct AppPage {
     pub role: Role,
     /// Where an admin may move the app: the other organizations they are admin of.
     pub move_targets: Vec<OrgSummary>,
+    /// Its live MCP server: the endpoint and the Activity list.
+    pub mcp: super::mcp::McpPanel,
 }
 
 /// The readiness checks of one of the signed-in developer's apps, as it is
@@ -69,8 +71,13 @@ pub async fn get_checks(package_name: String) -> Result<Checks, AppError> {
     Ok(checks::check(&config))
 }
 
+/// Everything the app's page shows, its Activity older than call
+/// `activity_before` when given.
 #[server(prefix = "/api", endpoint = "apps/page")]
-pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
+pub async fn get_app_page(
+    package_name: String,
+    activity_before: Option<i64>,
+) -> Result<AppPage, AppError> {
     use crate::{api::context, server::repo};
     let state = context::state()?;
     let developer = context::require_developer()?;
@@ -89,10 +96,11 @@ pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
     } else {
         Vec::new()
     };
-    let checks = crate::domain::checks::check(&config);
+    let checks = crate::domain::checks::check(&config).for_page();
     let keys = repo::api_keys::list_for_app(&state.db, app.id)
         .await
         .map_err(context::internal)?;
+    let mcp = super::mcp::panel(&state, &app, activity_before).await?;
     Ok(AppPage {
         app: app.details,
         tools,
@@ -100,6 +108,7 @@ pub async fn get_app_page(package_name: String) -> Result<AppPage, AppError> {
         checks,
         role,
         move_targets,
+        mcp,
     })
 }
 

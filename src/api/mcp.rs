@@ -21,14 +21,27 @@ pub struct McpPanel {
     pub older: Option<i64>,
 }
 
+/// The MCP panel of app `package_name`, its Activity older than call
+/// `before` when given (the next page).
 #[server(prefix = "/api", endpoint = "mcp/panel")]
 pub async fn get_mcp_panel(
     package_name: String,
     before: Option<i64>,
 ) -> Result<McpPanel, AppError> {
-    use crate::{api::context, domain::mcp::endpoint, server::repo};
+    use crate::api::context;
     let state = context::state()?;
     let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
+    panel(&state, &app, before).await
+}
+
+/// The MCP panel of `app`, which the asker may read.
+#[cfg(feature = "ssr")]
+pub(crate) async fn panel(
+    state: &crate::server::AppState,
+    app: &crate::server::repo::apps::StoredApp,
+    before: Option<i64>,
+) -> Result<McpPanel, AppError> {
+    use crate::{api::context, domain::mcp::endpoint, server::repo};
     let mut activity = repo::mcp_calls::list(&state.db, app.id, before, ACTIVITY_PAGE + 1)
         .await
         .map_err(context::internal)?;

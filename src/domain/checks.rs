@@ -81,9 +81,37 @@ pub struct Finding {
 pub struct Checks {
     pub findings: Vec<Finding>,
     pub ready: Vec<(Format, bool)>,
+    /// Findings left out of `findings` by [`Checks::for_page`].
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub more: usize,
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// How many findings the app page lists. An app of a hundred tools that
+/// decided none of their hints has six hundred: a list nobody reads, and a
+/// page many times heavier than its tools. The first ones say what to fix;
+/// the rest follow as they are fixed, and the checks API lists them all.
+pub const PAGE_FINDINGS: usize = 25;
+
 impl Checks {
+    /// The checks as the app page shows them: the first [`PAGE_FINDINGS`]
+    /// findings, and how many more there are. Readiness stays that of all.
+    pub fn for_page(mut self) -> Checks {
+        if self.findings.len() > PAGE_FINDINGS {
+            self.more += self.findings.len() - PAGE_FINDINGS;
+            self.findings.truncate(PAGE_FINDINGS);
+        }
+        self
+    }
+
+    /// How many findings there are, shown or not.
+    pub fn count(&self) -> usize {
+        self.findings.len() + self.more
+    }
+
     /// A format is ready when no blocker concerns it.
     pub fn ready_for(&self, format: Format) -> bool {
         self.blockers_for(format).next().is_none()
@@ -162,6 +190,7 @@ pub fn check(app: &AppConfig) -> Checks {
     let mut checks = Checks {
         findings,
         ready: Vec::new(),
+        more: 0,
     };
     checks.ready = Format::ALL
         .into_iter()

@@ -443,3 +443,51 @@ async fn the_checks_api_answers_a_key_of_the_app_and_nobody_else() {
         server.stop().await;
     }
 }
+
+#[tokio::test]
+async fn the_app_page_lists_the_first_findings_and_the_api_all_of_them() {
+    use toolwright::domain::checks::PAGE_FINDINGS;
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
+    // Ten tools with no title and no hint decided: far more findings than a page lists.
+    for index in 0..10 {
+        let revision = index + 2;
+        let draft = json!({
+            "tool_id": format!("tool_{index}"), "description": "Does one thing",
+            "activation_phrases": "", "title": "", "max_calls": "", "hints": {}, "parameters": []
+        });
+        let (status, body) = crate::common::json_call_with_status(
+            &alice,
+            "/api/tools/save",
+            json!({"package_name": "com.example.todo", "revision": revision, "original_id": null, "draft": draft}),
+        )
+        .await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let key = create_key(&alice, "com.example.todo", "CI").await;
+    let all: Value = api_get(&server, "/api/v1/apps/com.example.todo/checks", Some(&key))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let total = all["findings"].as_array().unwrap().len();
+    assert!(total > PAGE_FINDINGS, "{total}");
+
+    let mut browser = alice;
+    let answer = browser
+        .call("/api/apps/page", &[("package_name", "com.example.todo")])
+        .await;
+    let page: Value = serde_json::from_str(&answer.body).unwrap();
+    assert_eq!(
+        page["checks"]["findings"].as_array().unwrap().len(),
+        PAGE_FINDINGS
+    );
+    assert_eq!(page["checks"]["more"], json!(total - PAGE_FINDINGS));
+    let html = browser.get("/console/apps/com.example.todo").await.body;
+    assert!(
+        html.contains(&format!("{total} findings")),
+        "the count is of all of them"
+    );
+    assert!(html.contains(&format!("… and {} more.", total - PAGE_FINDINGS)));
+    server.stop().await;
+}

@@ -460,3 +460,26 @@ fn odd_input_gives_findings_rather_than_a_panic() {
         .iter()
         .all(|(_, ready)| *ready));
 }
+
+#[test]
+fn the_page_lists_the_first_findings_and_counts_the_rest() {
+    let mut app = todo_app();
+    // A tool with no title and no hint decided has several findings.
+    app.tools = (0..40)
+        .map(|i| Tool {
+            id: format!("tool_{i}"),
+            description: "Does one thing".into(),
+            ..Tool::default()
+        })
+        .collect();
+    let all = check(&app);
+    assert!(all.findings.len() > PAGE_FINDINGS, "{}", all.findings.len());
+    let shown = all.clone().for_page();
+    assert_eq!(shown.findings.len(), PAGE_FINDINGS);
+    assert_eq!(shown.findings[..], all.findings[..PAGE_FINDINGS]);
+    assert_eq!(shown.count(), all.findings.len());
+    assert_eq!(shown.ready, all.ready, "readiness is that of every finding");
+    // A short list is kept whole.
+    let few = check(&todo_app());
+    assert_eq!(few.clone().for_page(), few);
+}

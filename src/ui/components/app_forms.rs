@@ -169,7 +169,7 @@ fn AppEditor(
     });
     Effect::new(move |_| {
         if let Some(Ok(latest)) = refresh.value().get() {
-            checks.set(latest);
+            checks.set(latest.for_page());
         }
     });
     // One notice for the whole page ("Saved.", "Saved tool add_todo."),

@@ -129,7 +129,19 @@ pub fn ChecksPanel(package_name: String, checks: RwSignal<Checks>) -> impl IntoV
                                         .map(|finding| finding_item(package, finding))
                                         .collect_view()
                                 });
-                            view! { <ul class="findings">{items}</ul> }.into_any()
+                            let more = (checks.more > 0).then(|| {
+                                let api = package.with_value(|package| {
+                                    format!("/api/v1/apps/{}/checks", encode_component(package))
+                                });
+                                view! {
+                                    <p class="hint">
+                                        {format!("… and {} more. ", checks.more)}
+                                        "The first are listed; the rest follow as these are fixed. "
+                                        "All of them: " <code>{format!("GET {api}")}</code> " with an API key."
+                                    </p>
+                                }
+                            });
+                            view! { <ul class="findings">{items}</ul> {more} }.into_any()
                         }
                     })
             }}

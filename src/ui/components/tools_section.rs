@@ -316,7 +316,7 @@ pub fn ToolsSection(
                     }
                     href="#checks"
                 >
-                    {move || count_text(checks.with(|c| c.findings.len()))}
+                    {move || count_text(checks.with(Checks::count))}
                 </a>
                 <button
                     type="button"

@@ -1,9 +1,6 @@
 use crate::{
+    api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
     api::orgs::MoveApp as MoveAppFn,
-    api::{
-        apps::{get_app_page, AppPage, DeleteApp, SaveApp},
-        mcp::get_mcp_panel,
-    },
     domain::{
         org::{OrgSummary, Role},
         url::encode_component,
@@ -55,15 +52,9 @@ pub fn AppPage() -> impl IntoView {
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
                 Suspend::new(async move {
-                    let loaded = match get_app_page(package_name.clone()).await {
-                        Ok(page) => get_mcp_panel(package_name, activity_before)
-                            .await
-                            .map(|mcp| (page, mcp)),
-                        Err(error) => Err(error),
-                    };
-                    match loaded {
+                    match get_app_page(package_name, activity_before).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok((AppPage { app, tools, keys, checks, role, move_targets }, mcp)) => {
+                        Ok(AppPage { app, tools, keys, checks, role, move_targets, mcp }) => {
                             let admin = role == Role::Admin;
                             let moving = (!move_targets.is_empty())
                                 .then(|| view! { <MoveApp package_name=app.package_name.clone() targets=move_targets/> });
