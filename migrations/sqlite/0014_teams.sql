@@ -4,7 +4,8 @@
 -- in which they are admin and to which their apps move; it becomes their
 -- current one (the header's switcher, where new apps are made).
 CREATE TABLE organizations (
-    id         INTEGER PRIMARY KEY,
+    -- AUTOINCREMENT: a deleted organization's id is never given again (see 0007).
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
     name       TEXT   NOT NULL,
     slug       TEXT   NOT NULL UNIQUE,
     created_at BIGINT NOT NULL
@@ -20,7 +21,7 @@ CREATE TABLE org_members (
 CREATE INDEX org_members_developer ON org_members (developer_id);
 
 CREATE TABLE org_invitations (
-    id           INTEGER PRIMARY KEY,
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
     org_id       BIGINT NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
     email        TEXT   NOT NULL,
     role         TEXT   NOT NULL CHECK (role IN ('admin', 'member')),

@@ -140,10 +140,12 @@ pub async fn create_app(
         .map_err(|errors| echo_app_input(errors, &input))?;
     let state = context::state()?;
     // A new app is made in the current organization (any member may).
-    let org = context::memberships()
-        .current()
-        .cloned()
-        .ok_or(AppError::NotFound)?;
+    let org = context::memberships().current().cloned().ok_or_else(|| {
+        AppError::Conflict(
+            "You belong to no organization any more: create one first (New organization)."
+                .to_owned(),
+        )
+    })?;
     match repo::apps::create(&state.db, &developer, org.id, &input, now_ms()).await {
         Ok(_) => {}
         // The database decides, not a racy pre-check.

@@ -9,8 +9,8 @@ use crate::domain::org::{Action, Role};
 use crate::domain::org::{InvitationView, OrgPage};
 use leptos::prelude::*;
 
-/// The session key holding an invitation link made a moment ago, until the
-/// organization page shows it (once).
+/// The session key holding an invitation link made a moment ago, with the
+/// slug of its organization, until that organization's page shows it (once).
 #[cfg(feature = "ssr")]
 const NEW_INVITATION_LINK: &str = "new_invitation_link";
 
@@ -79,10 +79,19 @@ pub async fn get_org_page(slug: String) -> Result<OrgPage, AppError> {
         .map_err(context::internal)?;
     if role.may(Action::Invite) {
         let session = context::session()?;
-        page.invitation_link = session
-            .remove::<String>(NEW_INVITATION_LINK)
+        let made = session
+            .remove::<(String, String)>(NEW_INVITATION_LINK)
             .await
             .map_err(context::internal)?;
+        match made {
+            Some((made_for, link)) if made_for == org.slug => page.invitation_link = Some(link),
+            // Made on another organization's page: kept for it.
+            Some(other) => session
+                .insert(NEW_INVITATION_LINK, other)
+                .await
+                .map_err(context::internal)?,
+            None => {}
+        }
     }
     Ok(page)
 }
@@ -230,7 +239,7 @@ async fn send_invitation(
         .map_err(context::internal)?;
     let link = format!("{}/invitations/{token}", context::console_origin());
     context::session()?
-        .insert(NEW_INVITATION_LINK, link)
+        .insert(NEW_INVITATION_LINK, (org.slug.clone(), link))
         .await
         .map_err(context::internal)?;
     Ok(())
@@ -375,7 +384,7 @@ pub async fn move_app(package_name: String, to: String) -> Result<(), AppError> 
     let state = context::state()?;
     let (developer, app) = context::app_for(&state, &package_name, Action::MoveApp).await?;
     let (_, org, _) = context::org_for(&state, &to, Action::MoveApp).await?;
-    repo::apps::move_to(&state.db, app.id, org.id)
+    repo::apps::move_to(&state.db, app.id, org.id, crate::server::clock::now_ms())
         .await
         .map_err(context::internal)?;
     tracing::info!(developer = developer.id, package = %app.details.package_name, org = %org.slug, "app moved");

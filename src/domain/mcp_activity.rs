@@ -15,7 +15,8 @@ pub struct ActivityEntry {
     /// server did not answer within 20 seconds.").
     pub outcome: String,
     pub is_error: bool,
-    /// The email of the member whose key made the call (none once the key
-    /// is gone, or for a key made before keys recorded their maker).
+    /// The email of the member whose key made the call (for a key made
+    /// before keys recorded their maker, the app's creator; none once the
+    /// key is gone).
     pub by: Option<String>,
 }

@@ -149,11 +149,12 @@ pub struct Memberships {
 
 impl Memberships {
     /// The current organization: the one chosen last while still a member
-    /// of it, otherwise the first.
+    /// of it, otherwise the oldest they belong to (their personal one, unless
+    /// they left it).
     pub fn current(&self) -> Option<&OrgSummary> {
         self.current_id
             .and_then(|id| self.orgs.iter().find(|org| org.id == id))
-            .or_else(|| self.orgs.first())
+            .or_else(|| self.orgs.iter().min_by_key(|org| org.id))
     }
 }
 
@@ -360,7 +361,7 @@ mod tests {
     }
 
     #[test]
-    fn the_current_organization_is_the_chosen_one_while_a_member_else_the_first() {
+    fn the_current_organization_is_the_chosen_one_while_a_member_else_the_oldest() {
         let org = |id: i64, name: &str| OrgSummary {
             id,
             slug: name.to_lowercase(),
@@ -373,9 +374,9 @@ mod tests {
         };
         assert_eq!(memberships.current().map(|o| o.id), Some(1));
         memberships.current_id = Some(9);
-        assert_eq!(memberships.current().map(|o| o.id), Some(3));
+        assert_eq!(memberships.current().map(|o| o.id), Some(1));
         memberships.current_id = None;
-        assert_eq!(memberships.current().map(|o| o.id), Some(3));
+        assert_eq!(memberships.current().map(|o| o.id), Some(1));
         assert_eq!(Memberships::default().current(), None);
     }
 

@@ -30,7 +30,9 @@ pub fn after_login_target(next: Option<&str>) -> String {
     let harmless = next
         .chars()
         .all(|c| !c.is_control() && c != '\\' && !c.is_whitespace());
-    if inside_console && harmless && !next.contains("/../") && !next.ends_with("/..") {
+    // Browsers read `%2e` as a dot in a path: no dot segments either way.
+    let dotless = !next.to_ascii_lowercase().contains("%2e");
+    if inside_console && harmless && dotless && !next.contains("/../") && !next.ends_with("/..") {
         next.to_owned()
     } else {
         DEFAULT.to_owned()
@@ -86,6 +88,8 @@ mod tests {
             "javascript:alert(1)",
             "/console/a\npps",
             "/invitations/../logout",
+            "/console/%2e%2e/logout",
+            "/invitations/%2E%2E/api",
             "/invitationsx",
         ] {
             assert_eq!(after_login_target(Some(next)), "/console/apps", "{next:?}");

@@ -919,3 +919,163 @@ async fn new_apps_go_to_the_current_organization_and_the_list_shows_only_its_app
     assert!(matches!(empty.app_error(), AppError::Validation(e) if e.first("name").is_some()));
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_moved_app_keeps_only_the_keys_of_members_of_its_new_organization() {
+    for db in TestDatabase::all().await {
+        let label = db.label();
+        let server = TestServer::start(db).await;
+        let mut alice = signed_up(&server, "alice@example.com").await;
+        alice
+            .form_post("/api/orgs/create", &[("name", "Acme")])
+            .await;
+        alice
+            .call(
+                "/api/apps/create",
+                &[
+                    ("package_name", APP),
+                    ("name", "Todo"),
+                    ("description", ""),
+                    ("version", "1.0.0"),
+                    ("public_url", "https://todo.example.com"),
+                ],
+            )
+            .await;
+        let mut carol = signed_up(&server, "carol@example.com").await;
+        let link = invite(&mut alice, "carol@example.com", "admin").await;
+        join(&mut carol, &link).await;
+        let key_of = |browser: &Browser| {
+            let browser_base = browser.base.clone();
+            let session = browser.session.clone().unwrap_or_default();
+            async move {
+                let made: Value = reqwest::Client::new()
+                    .post(format!("{browser_base}/api/keys/create"))
+                    .header("origin", browser_base.clone())
+                    .header("cookie", format!("toolwright_session={session}"))
+                    .json(&json!({"package_name": APP, "name": "k"}))
+                    .send()
+                    .await
+                    .unwrap()
+                    .json()
+                    .await
+                    .unwrap();
+                made["key"].as_str().unwrap().to_owned()
+            }
+        };
+        let alices = key_of(&alice).await;
+        let carols = key_of(&carol).await;
+        let status = |key: String| {
+            let url = server.url(&format!("/api/v1/apps/{APP}/config"));
+            async move {
+                reqwest::Client::new()
+                    .get(url)
+                    .bearer_auth(key)
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            }
+        };
+        assert_eq!(status(carols.clone()).await, 200, "{label}");
+
+        let moved = alice
+            .form_post(
+                "/api/apps/move",
+                &[("package_name", APP), ("to", "alice-example-com")],
+            )
+            .await;
+        assert_eq!(
+            moved.location.as_deref(),
+            Some(format!("/console/apps/{APP}?moved=alice%40example.com").as_str())
+        );
+        assert_eq!(
+            status(alices).await,
+            200,
+            "{label}: Alice is a member where it went"
+        );
+        assert_eq!(status(carols).await, 401, "{label}: Carol is not");
+        assert_eq!(
+            carol
+                .call("/api/apps/get", &[("package_name", APP)])
+                .await
+                .app_error(),
+            AppError::NotFound
+        );
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn a_link_just_made_shows_on_its_organizations_page_and_nowhere_else() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_up(&server, "alice@example.com").await;
+    alice
+        .form_post("/api/orgs/create", &[("name", "Acme")])
+        .await;
+    alice.get(&format!("/console/orgs/{ORG}")).await;
+    alice
+        .form_post(
+            "/api/orgs/invite",
+            &[
+                ("slug", ORG),
+                ("email", "bob@example.com"),
+                ("role", "member"),
+            ],
+        )
+        .await;
+    let personal: Value = serde_json::from_str(
+        &alice
+            .call("/api/orgs/page", &[("slug", "alice-example-com")])
+            .await
+            .body,
+    )
+    .unwrap();
+    assert!(personal["invitation_link"].is_null(), "{personal}");
+    let acme: Value =
+        serde_json::from_str(&alice.call("/api/orgs/page", &[("slug", ORG)]).await.body).unwrap();
+    assert!(
+        acme["invitation_link"]
+            .as_str()
+            .is_some_and(|l| l.contains("/invitations/")),
+        "{acme}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn without_any_organization_the_console_says_how_to_make_one() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_up(&server, "alice@example.com").await;
+    let deleted = alice
+        .form_post(
+            "/api/orgs/delete",
+            &[
+                ("slug", "alice-example-com"),
+                ("confirmation", "alice@example.com"),
+            ],
+        )
+        .await;
+    assert_eq!(
+        deleted.location.as_deref(),
+        Some("/console/apps"),
+        "{deleted:?}"
+    );
+    let page = alice.get("/console/apps").await.body;
+    assert!(page.contains("You belong to no organization"), "{page}");
+    assert!(page.contains(r#"href="/console/orgs/new""#));
+    let made = alice
+        .call(
+            "/api/apps/create",
+            &[
+                ("package_name", APP),
+                ("name", "Todo"),
+                ("description", ""),
+                ("version", "1.0.0"),
+                ("public_url", "https://todo.example.com"),
+            ],
+        )
+        .await;
+    assert!(matches!(made.app_error(), AppError::Conflict(m) if m.contains("create one first")));
+    server.stop().await;
+}

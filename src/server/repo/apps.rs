@@ -163,14 +163,28 @@ struct MemberAppRow {
 }
 
 /// Moves app `app_id` to organization `org`. Nothing of the app changes,
-/// so its revision stays.
-pub async fn move_to(db: &Db, app_id: i64, org: i64) -> Result<(), sqlx::Error> {
-    on_writer!(db, conn => sqlx::query("UPDATE apps SET org_id = $1 WHERE id = $2")
-        .bind(org)
+/// so its revision stays; its API keys made by someone who is not a member
+/// of `org` are revoked (they no longer speak for anyone who may reach it).
+pub async fn move_to(db: &Db, app_id: i64, org: i64, now_ms: i64) -> Result<(), sqlx::Error> {
+    in_transaction!(db, tx => {
+        sqlx::query("UPDATE apps SET org_id = $1 WHERE id = $2")
+            .bind(org)
+            .bind(app_id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE api_keys SET revoked_at = $1 WHERE app_id = $2 AND revoked_at IS NULL \
+             AND COALESCE(created_by, (SELECT owner_id FROM apps WHERE id = $2)) NOT IN \
+                 (SELECT developer_id FROM org_members WHERE org_id = $3)",
+        )
+        .bind(now_ms)
         .bind(app_id)
-        .execute(conn)
-        .await
-        .map(|_| ()))
+        .bind(org)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(())
+    })
 }
 
 /// The app with this package name, whoever owns it (for API keys, which

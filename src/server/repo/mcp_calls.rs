@@ -96,11 +96,13 @@ pub async fn list(
     limit: i64,
 ) -> Result<Vec<ActivityEntry>, sqlx::Error> {
     type Row = (i64, String, String, i64, i64, String, bool, Option<String>);
-    // The key's maker: the developer the call reached the app as.
+    // The key's maker, the developer the call reached the app as (for a
+    // key from before keys recorded it, the app's creator, as `holder`).
     let rows: Vec<Row> = on_db!(db, pool => sqlx::query_as(
         "SELECT c.id, c.tool_id, c.arguments, c.called_at, c.duration_ms, c.outcome, c.is_error, d.email \
          FROM mcp_calls c LEFT JOIN api_keys k ON k.id = c.key_id \
-         LEFT JOIN developers d ON d.id = k.created_by \
+         LEFT JOIN apps a ON a.id = k.app_id \
+         LEFT JOIN developers d ON d.id = COALESCE(k.created_by, a.owner_id) \
          WHERE c.app_id = $1 AND ($2 IS NULL OR c.id < $2) ORDER BY c.id DESC LIMIT $3",
     )
     .bind(app_id)

@@ -153,6 +153,7 @@ pub async fn change_member(
     now: i64,
 ) -> Result<MemberChange, sqlx::Error> {
     in_transaction!(db, tx => {
+        lock_org!(tx, org).await?;
         let target: Option<(i64, String)> = sqlx::query_as(
             "SELECT m.developer_id, m.role FROM org_members m \
              JOIN developers d ON d.id = m.developer_id WHERE m.org_id = $1 AND d.email = $2",
@@ -188,10 +189,13 @@ pub async fn change_member(
                     .bind(developer)
                     .execute(&mut *tx)
                     .await?;
-                // Their keys of the organization's apps stop working with them.
+                // Their keys of the organization's apps stop working with
+                // them (a key from before keys recorded their maker speaks
+                // for the app's creator).
                 sqlx::query(
-                    "UPDATE api_keys SET revoked_at = $1 WHERE revoked_at IS NULL AND created_by = $2 \
-                     AND app_id IN (SELECT id FROM apps WHERE org_id = $3)",
+                    "UPDATE api_keys SET revoked_at = $1 WHERE revoked_at IS NULL \
+                     AND app_id IN (SELECT id FROM apps WHERE org_id = $3) \
+                     AND COALESCE(created_by, (SELECT owner_id FROM apps WHERE apps.id = api_keys.app_id)) = $2",
                 )
                 .bind(now)
                 .bind(developer)
@@ -238,6 +242,7 @@ pub async fn invite(
 ) -> Result<(), sqlx::Error> {
     let expires_at = now + INVITATION_MS;
     in_transaction!(db, tx => {
+        lock_org!(tx, org).await?;
         sqlx::query(
             "UPDATE org_invitations SET cancelled_at = $1 \
              WHERE org_id = $2 AND email = $3 AND accepted_at IS NULL AND cancelled_at IS NULL",

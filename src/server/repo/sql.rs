@@ -370,22 +370,31 @@ macro_rules! insert_org {
     ($tx:ident, $name:expr, $developer:expr, $now:expr) => {
         async {
             let base = $crate::domain::org::slugify($name);
-            let taken: Vec<String> = sqlx::query_scalar(
+            let mut taken: Vec<String> = sqlx::query_scalar(
                 "SELECT slug FROM organizations WHERE slug = $1 OR slug LIKE $2",
             )
             .bind(&base)
             .bind(format!("{base}-%"))
             .fetch_all(&mut *$tx)
             .await?;
-            let slug = $crate::domain::org::unique_slug(&base, &taken);
-            let id: i64 = sqlx::query_scalar(
-                "INSERT INTO organizations (name, slug, created_at) VALUES ($1, $2, $3) RETURNING id",
-            )
-            .bind($name)
-            .bind(&slug)
-            .bind($now)
-            .fetch_one(&mut *$tx)
-            .await?;
+            // A slug taken in the meantime by another transaction (two
+            // sign-ups whose emails make the same slug): the next one.
+            let (id, slug) = loop {
+                let slug = $crate::domain::org::unique_slug(&base, &taken);
+                let made: Option<i64> = sqlx::query_scalar(
+                    "INSERT INTO organizations (name, slug, created_at) VALUES ($1, $2, $3) \
+                     ON CONFLICT (slug) DO NOTHING RETURNING id",
+                )
+                .bind($name)
+                .bind(&slug)
+                .bind($now)
+                .fetch_optional(&mut *$tx)
+                .await?;
+                match made {
+                    Some(id) => break (id, slug),
+                    None => taken.push(slug),
+                }
+            };
             sqlx::query(
                 "INSERT INTO org_members (org_id, developer_id, role, joined_at) VALUES ($1, $2, 'admin', $3)",
             )
@@ -401,5 +410,18 @@ macro_rules! insert_org {
                 .await?;
             Ok::<(i64, String), sqlx::Error>((id, slug))
         }
+    };
+}
+
+/// Takes organization `$org`'s row for the rest of `$tx`: changes to its
+/// members and invitations that check before they write (the last admin,
+/// one pending invitation per email) then run one at a time. (SQLite's
+/// write transactions already do, begun `IMMEDIATE`; on PostgreSQL this
+/// no-op update holds the row's lock until the end.)
+macro_rules! lock_org {
+    ($tx:ident, $org:expr) => {
+        sqlx::query("UPDATE organizations SET slug = slug WHERE id = $1")
+            .bind($org)
+            .execute(&mut *$tx)
     };
 }

@@ -36,14 +36,21 @@ pub fn SiteHeader() -> impl IntoView {
                         <a href="/console/apps">"Apps"</a>
                         // Switching applies at once with JavaScript (console.js);
                         // without it, with the button.
-                        <form method="post" action=SwitchOrg::PATH class="inline-form org-switcher">
-                            <label for="org-switch" class="visually-hidden">"Organization"</label>
-                            <select id="org-switch" name="slug" data-submit-on-change="">
-                                {options}
-                            </select>
-                            <button type="submit" class="no-js">"Switch"</button>
-                        </form>
-                        {settings.map(|href| view! { <a href=href>"Organization settings"</a> })}
+                        {match settings {
+                            Some(href) => view! {
+                                <form method="post" action=SwitchOrg::PATH class="inline-form org-switcher">
+                                    <label for="org-switch" class="visually-hidden">"Organization"</label>
+                                    <select id="org-switch" name="slug" data-submit-on-change="">
+                                        {options}
+                                    </select>
+                                    <button type="submit" class="no-js">"Switch"</button>
+                                </form>
+                                <a href=href>"Organization settings"</a>
+                            }
+                                .into_any(),
+                            // Left every organization (or deleted it).
+                            None => view! { <a href="/console/orgs/new">"New organization"</a> }.into_any(),
+                        }}
                         <span class="who">{developer.email}</span>
                         <form method="post" action=Logout::PATH class="inline-form">
                             <button type="submit">"Log out"</button>

@@ -22,15 +22,25 @@ pub fn AppsPage() -> impl IntoView {
                 <h1 id="apps-title">"Apps"</h1>
                 <a class="button primary" href="/console/apps/new">"New app"</a>
             </div>
-            {org.map(|org| {
-                let href = format!("/console/orgs/{}", encode_component(&org.slug));
-                view! {
+            {match org {
+                Some(org) => {
+                    let href = format!("/console/orgs/{}", encode_component(&org.slug));
+                    view! {
+                        <p class="meta">
+                            "The apps of " <a href=href>{org.name}</a> ". Switch organization in the header, or "
+                            <a href="/console/orgs/new">"create a new organization"</a> "."
+                        </p>
+                    }
+                        .into_any()
+                }
+                None => view! {
                     <p class="meta">
-                        "The apps of " <a href=href>{org.name}</a> ". Switch organization in the header, or "
-                        <a href="/console/orgs/new">"create a new organization"</a> "."
+                        "You belong to no organization: "
+                        <a href="/console/orgs/new">"create a new organization"</a> " to make apps in."
                     </p>
                 }
-            })}
+                    .into_any(),
+            }}
             <Notice message=Signal::stored(deleted)/>
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
                 {Suspend::new(async move {
