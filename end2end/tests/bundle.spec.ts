@@ -18,8 +18,10 @@ test("pages that work as plain HTML load no script", async ({ page }) => {
   for (const path of ["/", "/signup", "/login"]) {
     expect(await codeFetched(page, path), path).toEqual([]);
   }
-  await signUp(page);
-  for (const path of ["/console/apps", "/console/apps/new"]) {
+  const email = await signUp(page);
+  // The organization pages too: their few conveniences are an inline script.
+  const personal = `/console/orgs/${email.replace(/[^a-z0-9]+/g, "-")}`;
+  for (const path of ["/console/apps", "/console/apps/new", "/console/orgs/new", personal]) {
     expect(await codeFetched(page, path), path).toEqual([]);
   }
 });

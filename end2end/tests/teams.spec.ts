@@ -187,6 +187,15 @@ test("the header switches organizations, and new apps go to the current one", as
   await expect(page.getByRole("link", { name: "Team App", exact: true })).toHaveCount(0);
   await expect(page.getByLabel("Organization", { exact: true })).not.toHaveValue(slug);
 
+  // An admin of both moves the team's app to the personal organization.
+  await page.goto(`/console/apps/${team}`);
+  const moving = page.getByRole("region", { name: "Move to another organization", exact: true });
+  await moving.getByLabel("Move to organization", { exact: true }).selectOption({ label: email });
+  await moving.getByRole("button", { name: "Move app", exact: true }).click();
+  await expect(pageNotice(page)).toHaveText(`Moved the app to ${email}.`);
+  await page.goto("/console/apps");
+  await expect(page.getByRole("link", { name: "Team App", exact: true })).toBeVisible();
+
   // "Organization settings" opens the current one's page.
   await page.getByRole("link", { name: "Organization settings", exact: true }).click();
   await expect(page.getByRole("heading", { level: 1 })).toHaveText(email);
