@@ -549,3 +549,30 @@ pub async fn personal_org(db: &toolwright::server::Db, developer: i64) -> i64 {
         .and_then(|(_, memberships)| memberships.orgs.first().map(|org| org.id))
         .expect("a developer with an organization")
 }
+
+/// A new API key named `name` of app `package`, made by `browser`'s
+/// developer: the key itself, shown once.
+pub async fn create_key(browser: &Browser, package: &str, name: &str) -> String {
+    let made: serde_json::Value = serde_json::from_str(
+        &json_call(
+            browser,
+            "/api/keys/create",
+            serde_json::json!({"package_name": package, "name": name}),
+        )
+        .await,
+    )
+    .unwrap();
+    made["key"]
+        .as_str()
+        .unwrap_or_else(|| panic!("the key, shown once: {made}"))
+        .to_owned()
+}
+
+/// A GET of the REST API at `path`, with `key` as its bearer token if any.
+pub async fn api_get(server: &TestServer, path: &str, key: Option<&str>) -> reqwest::Response {
+    let mut request = reqwest::Client::new().get(server.url(path));
+    if let Some(key) = key {
+        request = request.header("authorization", format!("Bearer {key}"));
+    }
+    request.send().await.unwrap()
+}

@@ -1,6 +1,6 @@
 //! Exports over HTTP: the console's download and the API with keys.
 
-use crate::common::{json_call, Browser, TestDatabase, TestServer};
+use crate::common::{api_get, create_key, json_call, Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use toolwright::api::AppError;
 
@@ -34,30 +34,6 @@ async fn developer_with_app(server: &TestServer, email: &str, package: &str) -> 
     .await;
     assert!(saved.contains("add_todo"), "{saved}");
     browser
-}
-
-async fn create_key(browser: &Browser, package: &str, name: &str) -> String {
-    let made: Value = serde_json::from_str(
-        &json_call(
-            browser,
-            "/api/keys/create",
-            json!({"package_name": package, "name": name}),
-        )
-        .await,
-    )
-    .unwrap();
-    made["key"]
-        .as_str()
-        .expect("the key, shown once")
-        .to_owned()
-}
-
-async fn api_get(server: &TestServer, path: &str, key: Option<&str>) -> reqwest::Response {
-    let mut request = reqwest::Client::new().get(server.url(path));
-    if let Some(key) = key {
-        request = request.header("authorization", format!("Bearer {key}"));
-    }
-    request.send().await.unwrap()
 }
 
 #[tokio::test]

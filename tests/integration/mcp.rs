@@ -2,7 +2,7 @@
 //! protocol versions, who may call, tools/list against the export, and
 //! every way a tools/call can end.
 
-use crate::common::{json_call, Browser, TestDatabase, TestServer};
+use crate::common::{create_key, json_call, Browser, TestDatabase, TestServer};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 use toolwright::{on_db, server::repo};
@@ -99,19 +99,6 @@ async fn todo_app(server: &TestServer, url: &str) -> Browser {
     alice
 }
 
-async fn create_key(browser: &Browser, package: &str) -> String {
-    let made: Value = serde_json::from_str(
-        &json_call(
-            browser,
-            "/api/keys/create",
-            json!({"package_name": package, "name": "Claude"}),
-        )
-        .await,
-    )
-    .unwrap();
-    made["key"].as_str().unwrap().to_owned()
-}
-
 struct Rpc<'a> {
     server: &'a TestServer,
     path: String,
@@ -189,7 +176,7 @@ async fn clients_of_both_protocol_versions_list_the_mcp_export() {
         config.allow_private_targets = true;
         let server = TestServer::start_with(db, config).await;
         let alice = todo_app(&server, &url).await;
-        let key = create_key(&alice, "com.example.todo").await;
+        let key = create_key(&alice, "com.example.todo", "Claude").await;
         let rpc = Rpc {
             server: &server,
             path: "/mcp/com.example.todo".into(),
@@ -274,10 +261,10 @@ async fn only_a_live_key_of_the_app_from_outside_a_foreign_page_may_call() {
         let label = db.label();
         let server = TestServer::start(db).await;
         let alice = todo_app(&server, "https://todo.example.com").await;
-        let key = create_key(&alice, "com.example.todo").await;
+        let key = create_key(&alice, "com.example.todo", "Claude").await;
         let mut bob = developer(&server, "bob@example.com").await;
         create_app(&mut bob, "com.example.other", "https://other.example.com").await;
-        let bobs_key = create_key(&bob, "com.example.other").await;
+        let bobs_key = create_key(&bob, "com.example.other", "Claude").await;
         let rpc = |key: Option<&str>, path: &str| Rpc {
             server: &server,
             path: path.into(),
@@ -350,7 +337,7 @@ async fn a_tool_call_reaches_the_app_and_every_ending_is_a_tool_result() {
         config.allow_private_targets = true;
         let server = TestServer::start_with(db, config).await;
         let alice = todo_app(&server, &url).await;
-        let key = create_key(&alice, "com.example.todo").await;
+        let key = create_key(&alice, "com.example.todo", "Claude").await;
         let rpc = Rpc {
             server: &server,
             path: "/mcp/com.example.todo".into(),
@@ -463,7 +450,7 @@ async fn an_app_that_is_down_is_a_tool_error_not_a_transport_failure() {
     let rpc = Rpc {
         server: &server,
         path: "/mcp/com.example.todo".into(),
-        key: Some(create_key(&alice, "com.example.todo").await),
+        key: Some(create_key(&alice, "com.example.todo", "Claude").await),
     };
     let down = rpc
         .call(
@@ -490,7 +477,7 @@ async fn over_its_limit_a_key_gets_an_error_the_client_can_show() {
         let rpc = Rpc {
             server: &server,
             path: "/mcp/com.example.todo".into(),
-            key: Some(create_key(&alice, "com.example.todo").await),
+            key: Some(create_key(&alice, "com.example.todo", "Claude").await),
         };
         assert!(rpc.call(1, "tools/list", json!({})).await["result"].is_object());
         // The rest of the minute's allowance (and the next minute's, should
@@ -539,7 +526,7 @@ async fn a_large_app_lists_its_tools_in_pages() {
     let rpc = Rpc {
         server: &server,
         path: "/mcp/com.example.big".into(),
-        key: Some(create_key(&alice, "com.example.big").await),
+        key: Some(create_key(&alice, "com.example.big", "Claude").await),
     };
     let first = rpc.call(1, "tools/list", json!({})).await;
     assert_eq!(first["result"]["tools"].as_array().unwrap().len(), 50);

@@ -2,7 +2,9 @@
 //! route asked by an admin, a member, an outsider and an anonymous visitor;
 //! invitations from link to membership; the last admin; moving an app.
 
-use crate::common::{json_call_with_status, Browser, TestDatabase, TestServer};
+use crate::common::{
+    api_get, create_key, json_call_with_status, Browser, TestDatabase, TestServer,
+};
 use serde_json::{json, Value};
 use toolwright::{api::AppError, on_db};
 
@@ -378,6 +380,32 @@ async fn join(browser: &mut Browser, link: &str) -> crate::common::Answer {
         .await
 }
 
+/// Alice's organization Acme with app com.acme.todo, and `email` signed up
+/// and joined to it as `role` by invitation.
+async fn acme_with(server: &TestServer, email: &str, role: &str) -> (Browser, Browser) {
+    let mut alice = signed_up(server, "alice@example.com").await;
+    alice
+        .form_post("/api/orgs/create", &[("name", "Acme")])
+        .await;
+    let made = alice
+        .call(
+            "/api/apps/create",
+            &[
+                ("package_name", APP),
+                ("name", "Todo"),
+                ("description", ""),
+                ("version", "1.0.0"),
+                ("public_url", "https://todo.example.com"),
+            ],
+        )
+        .await;
+    assert!(made.status < 400, "{made:?}");
+    let mut other = signed_up(server, email).await;
+    let link = invite(&mut alice, email, role).await;
+    assert!(join(&mut other, &link).await.status < 400);
+    (alice, other)
+}
+
 async fn team(server: &TestServer) -> Team {
     let mut alice = signed_up(server, "alice@example.com").await;
     let answer = alice
@@ -684,25 +712,7 @@ async fn the_last_admin_can_neither_leave_nor_be_demoted_and_a_removed_member_lo
     for db in TestDatabase::all().await {
         let label = db.label();
         let server = TestServer::start(db).await;
-        let mut alice = signed_up(&server, "alice@example.com").await;
-        alice
-            .form_post("/api/orgs/create", &[("name", "Acme")])
-            .await;
-        alice
-            .call(
-                "/api/apps/create",
-                &[
-                    ("package_name", APP),
-                    ("name", "Todo"),
-                    ("description", ""),
-                    ("version", "1.0.0"),
-                    ("public_url", "https://todo.example.com"),
-                ],
-            )
-            .await;
-        let mut bob = signed_up(&server, "bob@example.com").await;
-        let link = invite(&mut alice, "bob@example.com", "member").await;
-        join(&mut bob, &link).await;
+        let (mut alice, mut bob) = acme_with(&server, "bob@example.com", "member").await;
 
         let demote = alice
             .call(
@@ -799,29 +809,12 @@ async fn the_last_admin_can_neither_leave_nor_be_demoted_and_a_removed_member_lo
         join(&mut carol, &link).await;
 
         // A removed member's keys of the organization's apps stop working.
-        let made: Value = serde_json::from_str(
-            &json_call_with_status(
-                &carol,
-                "/api/keys/create",
-                json!({"package_name": APP, "name": "Carol's"}),
-            )
-            .await
-            .1,
-        )
-        .unwrap();
-        let key = made["key"].as_str().expect("a key for an admin").to_owned();
+        let key = create_key(&carol, APP, "Carol's").await;
+        let config_path = format!("/api/v1/apps/{APP}/config");
         let config = |key: String| {
-            let url = server.url(&format!("/api/v1/apps/{APP}/config"));
-            async move {
-                reqwest::Client::new()
-                    .get(url)
-                    .bearer_auth(key)
-                    .send()
-                    .await
-                    .unwrap()
-                    .status()
-                    .as_u16()
-            }
+            let path = config_path.clone();
+            let server = &server;
+            async move { api_get(server, &path, Some(&key)).await.status().as_u16() }
         };
         assert_eq!(config(key.clone()).await, 200, "{label}");
         alice
@@ -925,57 +918,14 @@ async fn a_moved_app_keeps_only_the_keys_of_members_of_its_new_organization() {
     for db in TestDatabase::all().await {
         let label = db.label();
         let server = TestServer::start(db).await;
-        let mut alice = signed_up(&server, "alice@example.com").await;
-        alice
-            .form_post("/api/orgs/create", &[("name", "Acme")])
-            .await;
-        alice
-            .call(
-                "/api/apps/create",
-                &[
-                    ("package_name", APP),
-                    ("name", "Todo"),
-                    ("description", ""),
-                    ("version", "1.0.0"),
-                    ("public_url", "https://todo.example.com"),
-                ],
-            )
-            .await;
-        let mut carol = signed_up(&server, "carol@example.com").await;
-        let link = invite(&mut alice, "carol@example.com", "admin").await;
-        join(&mut carol, &link).await;
-        let key_of = |browser: &Browser| {
-            let browser_base = browser.base.clone();
-            let session = browser.session.clone().unwrap_or_default();
-            async move {
-                let made: Value = reqwest::Client::new()
-                    .post(format!("{browser_base}/api/keys/create"))
-                    .header("origin", browser_base.clone())
-                    .header("cookie", format!("toolwright_session={session}"))
-                    .json(&json!({"package_name": APP, "name": "k"}))
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
-                made["key"].as_str().unwrap().to_owned()
-            }
-        };
-        let alices = key_of(&alice).await;
-        let carols = key_of(&carol).await;
+        let (mut alice, mut carol) = acme_with(&server, "carol@example.com", "admin").await;
+        let alices = create_key(&alice, APP, "Alice's").await;
+        let carols = create_key(&carol, APP, "Carol's").await;
+        let config_path = format!("/api/v1/apps/{APP}/config");
         let status = |key: String| {
-            let url = server.url(&format!("/api/v1/apps/{APP}/config"));
-            async move {
-                reqwest::Client::new()
-                    .get(url)
-                    .bearer_auth(key)
-                    .send()
-                    .await
-                    .unwrap()
-                    .status()
-                    .as_u16()
-            }
+            let path = config_path.clone();
+            let server = &server;
+            async move { api_get(server, &path, Some(&key)).await.status().as_u16() }
         };
         assert_eq!(status(carols.clone()).await, 200, "{label}");
 
