@@ -576,6 +576,12 @@ async fn an_invitation_works_once_for_its_email_and_says_why_it_no_longer_works(
 
         // Another account is refused, and the link stays usable.
         let mut mallory = signed_up(&server, "mallory@example.com").await;
+        let page = mallory.get(&format!("/invitations/{token}")).await;
+        assert!(
+            page.body
+                .contains("but the invitation is for <strong>bob@example.com</strong>"),
+            "{label}: the page says whose it is"
+        );
         let refused = join(&mut mallory, &link).await;
         match refused.app_error() {
             AppError::NotAllowed(message) => {

@@ -523,10 +523,17 @@ fn InvitationView(
         (InvitationState::Pending, Some(email)) => view! {
             <form method="post" action=JoinOrg::PATH class="stack" aria-label="Join">
                 <FormAlert message=Signal::stored(join_error.map(|e| e.to_string()))/>
-                <p>
-                    "You are logged in as " <strong>{email}</strong> "; the invitation is for "
-                    <strong>{invitation.email.clone()}</strong> "."
-                </p>
+                {if email == invitation.email {
+                    view! { <p>"You are logged in as " <strong>{email}</strong> "."</p> }.into_any()
+                } else {
+                    view! {
+                        <p>
+                            "You are logged in as " <strong>{email}</strong> ", but the invitation is for "
+                            <strong>{invitation.email.clone()}</strong> ": log in with that account to join."
+                        </p>
+                    }
+                        .into_any()
+                }}
                 <input type="hidden" name="token" value=token/>
                 <div class="form-actions">
                     <button type="submit" class="primary">"Join"</button>
