@@ -162,7 +162,12 @@ async fn seed(url: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())?
         .ok_or("the first app is missing")?;
     let key = repo::api_keys::generate().map_err(|e| e.to_string())?;
-    repo::api_keys::create(&db, app.id, me.id, "bench", &key, now_ms())
+    let new = repo::api_keys::NewKey {
+        name: "bench",
+        key: &key,
+        export_only: false,
+    };
+    repo::api_keys::create(&db, app.id, me.id, new, now_ms())
         .await
         .map_err(|e| e.to_string())?;
     println!(

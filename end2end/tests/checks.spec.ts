@@ -149,10 +149,18 @@ test("the checks API answers for a key and refuses without one @js-only", async 
   await page.goto(`/console/apps/${packageName}`);
   await waitForHydration(page, "section.tools[data-hydrated]");
   const keys = page.getByRole("region", { name: "API keys", exact: true });
+  // A key limited to exports is enough for a CI job; it cannot connect an assistant.
   await keys.getByLabel("Key name", { exact: true }).fill("CI");
+  await keys.getByLabel("Export only", { exact: true }).check();
   await keys.getByRole("button", { name: "Create key", exact: true }).click();
   const key = await keys.getByLabel("New API key", { exact: true }).inputValue();
   expect(key.length).toBeGreaterThan(20);
+  await expect(keys.getByRole("row").filter({ hasText: "CI" })).toContainText("(export only)");
+  const mcp = await page.request.post(`/mcp/${packageName}`, {
+    headers: { authorization: `Bearer ${key}`, accept: "application/json, text/event-stream" },
+    data: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+  });
+  expect(mcp.status()).toBe(403);
 
   const url = `/api/v1/apps/${packageName}/checks`;
   const anonymous = await page.request.get(url, { headers: { cookie: "" } });

@@ -16,9 +16,14 @@ pub async fn list_api_keys(package_name: String) -> Result<Vec<ApiKeySummary>, A
         .map_err(context::internal)
 }
 
-/// Makes a key named `name`; the answer is the only time the key is shown.
+/// Makes a key named `name`, limited to exports when `export_only`; the
+/// answer is the only time the key is shown.
 #[server(prefix = "/api", endpoint = "keys/create", input = Json)]
-pub async fn create_api_key(package_name: String, name: String) -> Result<NewApiKey, AppError> {
+pub async fn create_api_key(
+    package_name: String,
+    name: String,
+    #[server(default)] export_only: bool,
+) -> Result<NewApiKey, AppError> {
     use crate::{
         api::context,
         domain::{keys::check_key_name, FieldErrors},
@@ -28,7 +33,12 @@ pub async fn create_api_key(package_name: String, name: String) -> Result<NewApi
     let (developer, app) = context::app_for(&state, &package_name, Action::ManageKeys).await?;
     let name = check_key_name(&name).map_err(|message| FieldErrors::single("key_name", message))?;
     let key = repo::api_keys::generate().map_err(context::internal)?;
-    repo::api_keys::create(&state.db, app.id, developer.id, &name, &key, now_ms())
+    let new = repo::api_keys::NewKey {
+        name: &name,
+        key: &key,
+        export_only,
+    };
+    repo::api_keys::create(&state.db, app.id, developer.id, new, now_ms())
         .await
         .map_err(context::internal)?;
     tracing::info!(developer = developer.id, package = %package_name, "API key created");

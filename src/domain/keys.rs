@@ -10,6 +10,9 @@ pub struct ApiKeySummary {
     pub prefix: String,
     pub created_at: i64,
     pub last_used_at: Option<i64>,
+    /// Limited to exports: it cannot call the app's tools over MCP.
+    #[serde(default)]
+    pub export_only: bool,
 }
 
 /// A key just made: the only time the whole key is shown.

@@ -80,7 +80,7 @@ fn refused(status: StatusCode, message: &str) -> Response {
 /// The layer in front of the MCP service: a request whose `Origin` is not
 /// the console's own is refused (403, DNS rebinding), one without a live
 /// key of an app is 401 with `WWW-Authenticate`, a key of another app is
-/// 404, as for the config API.
+/// 404, as for the config API; a key limited to exports is 403.
 pub async fn require_key(
     State(state): State<AppState>,
     Path(package_name): Path<String>,
@@ -110,6 +110,12 @@ pub async fn require_key(
         Ok(_) => return refused(StatusCode::NOT_FOUND, "Not found"),
         Err(error) => return internal(error),
     };
+    if holder.export_only {
+        return refused(
+            StatusCode::FORBIDDEN,
+            "This API key is limited to exports: make a key without “Export only” to connect an assistant.",
+        );
+    }
     request.extensions_mut().insert(Caller {
         app,
         key_id: Some(holder.key_id),

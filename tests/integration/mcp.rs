@@ -298,6 +298,35 @@ async fn only_a_live_key_of_the_app_from_outside_a_foreign_page_may_call() {
             .post_with(initialize(), None, &[("origin", "https://evil.example")])
             .await;
         assert_eq!(status, 403, "{label}");
+        // A key limited to exports reads the config, and cannot connect.
+        let made: Value = serde_json::from_str(
+            &json_call(
+                &alice,
+                "/api/keys/create",
+                json!({"package_name": "com.example.todo", "name": "CI", "export_only": true}),
+            )
+            .await,
+        )
+        .unwrap();
+        let export_only = made["key"].as_str().unwrap().to_owned();
+        assert_eq!(made["keys"][0]["export_only"], json!(true), "{label}");
+        let (status, _, body) = rpc(Some(&export_only), todo)
+            .post_with(initialize(), None, &[])
+            .await;
+        assert_eq!(status, 403, "{label}: {body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|m| m.contains("limited to exports")),
+            "{body}"
+        );
+        let config = crate::common::api_get(
+            &server,
+            "/api/v1/apps/com.example.todo/config",
+            Some(&export_only),
+        )
+        .await;
+        assert_eq!(config.status(), 200, "{label}");
         let (status, _, _) = rpc(Some(&key), todo)
             .post_with(initialize(), None, &[])
             .await;
@@ -313,7 +342,13 @@ async fn only_a_live_key_of_the_app_from_outside_a_foreign_page_may_call() {
             .await,
         )
         .unwrap();
-        let id = keys[0]["id"].as_i64().unwrap();
+        let id = keys
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|k| k["name"] == "Claude")
+            .and_then(|k| k["id"].as_i64())
+            .unwrap();
         json_call(
             &alice,
             "/api/keys/revoke",

@@ -29,34 +29,42 @@ pub fn shown_part(key: &str) -> String {
     key.chars().take(SHOWN).collect()
 }
 
-/// Stores key `key` of app `app_id`, made by developer `created_by` (a tool
+/// A key to store: its name, the key itself, and whether it is limited to
+/// exports.
+pub struct NewKey<'a> {
+    pub name: &'a str,
+    pub key: &'a str,
+    pub export_only: bool,
+}
+
+/// Stores key `new` of app `app_id`, made by developer `created_by` (a tool
 /// call made with it over MCP reaches the app as them).
 pub async fn create(
     db: &Db,
     app_id: i64,
     created_by: i64,
-    name: &str,
-    key: &str,
+    new: NewKey<'_>,
     now_ms: i64,
 ) -> Result<i64, sqlx::Error> {
     on_writer!(db, conn => sqlx::query_scalar::<_, i64>(
-        "INSERT INTO api_keys (app_id, created_by, name, prefix, key_hash, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        "INSERT INTO api_keys (app_id, created_by, name, prefix, key_hash, created_at, export_only) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
     )
     .bind(app_id)
     .bind(created_by)
-    .bind(name)
-    .bind(shown_part(key))
-    .bind(hash(key))
+    .bind(new.name)
+    .bind(shown_part(new.key))
+    .bind(hash(new.key))
     .bind(now_ms)
+    .bind(new.export_only)
     .fetch_one(conn)
     .await)
 }
 
 /// The app's keys that are not revoked, newest first.
 pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<ApiKeySummary>, sqlx::Error> {
-    let rows: Vec<(i64, String, String, i64, Option<i64>)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, name, prefix, created_at, last_used_at FROM api_keys \
+    let rows: Vec<(i64, String, String, i64, Option<i64>, bool)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT id, name, prefix, created_at, last_used_at, export_only FROM api_keys \
          WHERE app_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC",
     )
     .bind(app_id)
@@ -65,12 +73,13 @@ pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<ApiKeySummary>, sq
     Ok(rows
         .into_iter()
         .map(
-            |(id, name, prefix, created_at, last_used_at)| ApiKeySummary {
+            |(id, name, prefix, created_at, last_used_at, export_only)| ApiKeySummary {
                 id,
                 name,
                 prefix,
                 created_at,
                 last_used_at,
+                export_only,
             },
         )
         .collect())
@@ -101,6 +110,8 @@ pub struct KeyHolder {
     /// The email of the developer who made the key (the app's owner for a
     /// key made before keys recorded it).
     pub email: String,
+    /// Limited to exports (no MCP).
+    pub export_only: bool,
 }
 
 /// The app a live key belongs to (and records its use), or `None` for an
@@ -113,8 +124,8 @@ pub async fn authenticate(db: &Db, key: &str, now_ms: i64) -> Result<Option<i64>
 /// or revoked key.
 pub async fn holder(db: &Db, key: &str, now_ms: i64) -> Result<Option<KeyHolder>, sqlx::Error> {
     let key_hash = hash(key);
-    let found: Option<(i64, i64, Option<i64>, String)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT k.id, k.app_id, k.last_used_at, d.email FROM api_keys k \
+    let found: Option<(i64, i64, Option<i64>, String, bool)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT k.id, k.app_id, k.last_used_at, d.email, k.export_only FROM api_keys k \
          JOIN apps a ON a.id = k.app_id \
          JOIN developers d ON d.id = COALESCE(k.created_by, a.owner_id) \
          WHERE k.key_hash = $1 AND k.revoked_at IS NULL",
@@ -122,7 +133,7 @@ pub async fn holder(db: &Db, key: &str, now_ms: i64) -> Result<Option<KeyHolder>
     .bind(&key_hash)
     .fetch_optional(pool)
     .await)?;
-    let Some((key_id, app_id, last_used_at, email)) = found else {
+    let Some((key_id, app_id, last_used_at, email, export_only)) = found else {
         return Ok(None);
     };
     if last_used_at.is_none_or(|at| now_ms - at >= LAST_USED_RESOLUTION_MS) {
@@ -137,5 +148,6 @@ pub async fn holder(db: &Db, key: &str, now_ms: i64) -> Result<Option<KeyHolder>
         key_id,
         app_id,
         email,
+        export_only,
     }))
 }

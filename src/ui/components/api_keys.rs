@@ -17,6 +17,7 @@ use leptos::{ev::SubmitEvent, prelude::*};
 pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl IntoView {
     let keys = RwSignal::new(keys);
     let name_field = NodeRef::<leptos::html::Input>::new();
+    let export_only_box = NodeRef::<leptos::html::Input>::new();
     let new_key = RwSignal::new(None::<String>);
     let copied = RwSignal::new(false);
     let create = ServerAction::<CreateApiKey>::new();
@@ -58,9 +59,13 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
         let Some(field) = name_field.get_untracked() else {
             return;
         };
+        let export_only = export_only_box
+            .get_untracked()
+            .is_some_and(|checkbox| checkbox.checked());
         create.dispatch(CreateApiKey {
             package_name: package.get_value(),
             name: field.value(),
+            export_only,
         });
     };
     let on_revoke = move |key: ApiKeySummary| {
@@ -101,6 +106,20 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                         aria-invalid=move || if name_error.get().is_some() { "true" } else { "false" }
                     />
                     <p class="field-error" id="key-name-error">{move || name_error.get()}</p>
+                </div>
+                <div class="field">
+                    <label class="checkbox" for="key-export-only">
+                        <input
+                            id="key-export-only"
+                            type="checkbox"
+                            node_ref=export_only_box
+                            aria-describedby="key-export-only-hint"
+                        />
+                        "Export only"
+                    </label>
+                    <p class="hint" id="key-export-only-hint">
+                        "Reads the config and checks; cannot connect an assistant (MCP)."
+                    </p>
                 </div>
                 <div>
                     <button
@@ -177,7 +196,10 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                                     let for_revoke = key.clone();
                                     view! {
                                         <tr>
-                                            <td>{key.name.clone()}</td>
+                                            <td>
+                                                {key.name.clone()}
+                                                {key.export_only.then(|| view! { <span class="meta">" (export only)"</span> })}
+                                            </td>
                                             <td><code>{format!("{}…", key.prefix)}</code></td>
                                             <td>{format_utc(key.created_at)}</td>
                                             <td>{key.last_used_at.map(format_utc).unwrap_or_else(|| "never".to_owned())}</td>
