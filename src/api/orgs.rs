@@ -333,9 +333,15 @@ pub async fn join_org(token: String) -> Result<(), AppError> {
         .map_err(context::internal)?
     {
         Some(slug) => tracing::info!(developer = developer.id, %slug, "joined an organization"),
-        // Used, cancelled or expired in the meantime.
+        // Used, cancelled or expired since it was read: say which.
         None => {
-            let message = InvitationState::Used.message().unwrap_or_default();
+            let state_now = repo::orgs::invitation(&state.db, token, now_ms())
+                .await
+                .map_err(context::internal)?
+                .map_or(InvitationState::Cancelled, |invitation| invitation.state);
+            let message = state_now
+                .message()
+                .unwrap_or("This invitation link no longer works.");
             return Err(AppError::Conflict(message.to_owned()));
         }
     }

@@ -51,12 +51,18 @@ async fn a_developer_is_created_found_and_verified() {
         .await
         .unwrap());
 
-        let by_id = repo::developers::find_by_id(&db, id)
+        // Signed in, with the personal organization made with the account.
+        let (by_id, memberships) = repo::developers::find_signed_in(&db, id)
             .await
             .unwrap()
             .unwrap();
         assert_eq!(by_id.email, "dev@example.com");
-        assert!(repo::developers::find_by_id(&db, id + 1000)
+        assert_eq!(memberships.orgs.len(), 1);
+        assert_eq!(
+            memberships.current().map(|org| org.name.as_str()),
+            Some("dev@example.com")
+        );
+        assert!(repo::developers::find_signed_in(&db, id + 1000)
             .await
             .unwrap()
             .is_none());

@@ -383,30 +383,27 @@ async fn join(browser: &mut Browser, link: &str) -> crate::common::Answer {
 /// Alice's organization Acme with app com.acme.todo, and `email` signed up
 /// and joined to it as `role` by invitation.
 async fn acme_with(server: &TestServer, email: &str, role: &str) -> (Browser, Browser) {
-    let mut alice = signed_up(server, "alice@example.com").await;
-    alice
-        .form_post("/api/orgs/create", &[("name", "Acme")])
-        .await;
-    let made = alice
-        .call(
-            "/api/apps/create",
-            &[
-                ("package_name", APP),
-                ("name", "Todo"),
-                ("description", ""),
-                ("version", "1.0.0"),
-                ("public_url", "https://todo.example.com"),
-            ],
-        )
-        .await;
-    assert!(made.status < 400, "{made:?}");
+    let mut alice = alice_with_acme(server, "https://todo.example.com").await;
     let mut other = signed_up(server, email).await;
     let link = invite(&mut alice, email, role).await;
     assert!(join(&mut other, &link).await.status < 400);
     (alice, other)
 }
 
-async fn team(server: &TestServer) -> Team {
+/// The form that creates com.acme.todo, whose server is `public_url`.
+fn todo_form(public_url: &str) -> [(&'static str, &str); 5] {
+    [
+        ("package_name", APP),
+        ("name", "Todo"),
+        ("description", ""),
+        ("version", "1.0.0"),
+        ("public_url", public_url),
+    ]
+}
+
+/// Alice, who made organization Acme (now her current one) and its app
+/// com.acme.todo, whose server is `public_url`.
+async fn alice_with_acme(server: &TestServer, public_url: &str) -> Browser {
     let mut alice = signed_up(server, "alice@example.com").await;
     let answer = alice
         .form_post("/api/orgs/create", &[("name", "Acme")])
@@ -416,19 +413,15 @@ async fn team(server: &TestServer) -> Team {
         Some("/console/orgs/acme?created=1"),
         "{answer:?}"
     );
-    let made = alice
-        .call(
-            "/api/apps/create",
-            &[
-                ("package_name", APP),
-                ("name", "Todo"),
-                ("description", ""),
-                ("version", "1.0.0"),
-                ("public_url", "http://127.0.0.1:9"),
-            ],
-        )
-        .await;
+    let made = alice.call("/api/apps/create", &todo_form(public_url)).await;
     assert!(made.status < 400, "{made:?}");
+    alice
+}
+
+async fn team(server: &TestServer) -> Team {
+    // The app's server is on loopback: "Try" refuses it at once (private
+    // targets are off), without a request going anywhere.
+    let mut alice = alice_with_acme(server, "http://127.0.0.1:9").await;
     for (index, id) in ["ping", "temp_member", "temp_admin"]
         .into_iter()
         .enumerate()
@@ -1021,16 +1014,7 @@ async fn without_any_organization_the_console_says_how_to_make_one() {
     assert!(page.contains("You belong to no organization"), "{page}");
     assert!(page.contains(r#"href="/console/orgs/new""#));
     let made = alice
-        .call(
-            "/api/apps/create",
-            &[
-                ("package_name", APP),
-                ("name", "Todo"),
-                ("description", ""),
-                ("version", "1.0.0"),
-                ("public_url", "https://todo.example.com"),
-            ],
-        )
+        .call("/api/apps/create", &todo_form("https://todo.example.com"))
         .await;
     assert!(matches!(made.app_error(), AppError::Conflict(m) if m.contains("create one first")));
     server.stop().await;

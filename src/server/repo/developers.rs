@@ -73,16 +73,6 @@ pub async fn find_by_email(db: &Db, email: &str) -> Result<Option<DeveloperRecor
     .await)
 }
 
-pub async fn find_by_id(db: &Db, id: i64) -> Result<Option<CurrentDeveloper>, sqlx::Error> {
-    let row: Option<(i64, String)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, email FROM developers WHERE id = $1",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await)?;
-    Ok(row.map(|(id, email)| CurrentDeveloper { id, email }))
-}
-
 /// The signed-in developer `id` with the organizations they belong to (by
 /// name) and their current one: one query, made on every request.
 pub async fn find_signed_in(

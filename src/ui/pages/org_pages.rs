@@ -19,7 +19,7 @@ use crate::{
     },
     ui::{
         components::{
-            form::{initial_value, url_error, FormAlert, Notice, TextField},
+            form::{field_message, initial_value, url_error, FormAlert, Notice, TextField},
             status_page::AppErrorView,
         },
         session::current_developer,
@@ -29,22 +29,12 @@ use leptos::{prelude::*, server_fn::ServerFn};
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-fn field_error(error: &Option<AppError>, field: &str) -> Signal<Option<String>> {
-    Signal::stored(
-        error
-            .as_ref()
-            .and_then(AppError::field_errors)
-            .and_then(|errors| errors.first(field))
-            .map(str::to_owned),
-    )
-}
-
 /// `/console/orgs/new`
 #[component]
 pub fn NewOrgPage() -> impl IntoView {
     let error = url_error::<CreateOrg>();
     let name = initial_value(&error, "name", "");
-    let name_error = field_error(&error, "name");
+    let name_error = field_message(Signal::stored(error.clone()), "name");
     let message = error.as_ref().map(ToString::to_string);
     view! {
         <Title text="New organization"/>
@@ -306,8 +296,8 @@ fn InvitationsSection(
 ) -> impl IntoView {
     let email = initial_value(&initial_error, "email", "");
     let chosen = initial_value(&initial_error, "role", "member");
-    let email_error = field_error(&initial_error, "email");
-    let role_error = field_error(&initial_error, "role").get_untracked();
+    let email_error = field_message(Signal::stored(initial_error.clone()), "email");
+    let role_error = field_message(Signal::stored(initial_error.clone()), "role").get_untracked();
     let message = initial_error.as_ref().map(ToString::to_string);
     let role_options = Role::ALL
         .iter()
@@ -423,7 +413,7 @@ fn DeleteOrgSection(
     initial_error: Option<AppError>,
 ) -> impl IntoView {
     let label = format!("Type {name} to confirm");
-    let confirmation_error = field_error(&initial_error, "confirmation");
+    let confirmation_error = field_message(Signal::stored(initial_error.clone()), "confirmation");
     let message = initial_error
         .as_ref()
         .filter(|e| e.field_errors().is_none())
