@@ -9,10 +9,12 @@ use crate::ui::{
         export_page::ExportPage,
         history_page::HistoryPage,
         import_page::ImportPage,
+        invitation::InvitationPage,
         landing::LandingPage,
         new_app::NewAppPage,
+        new_org::NewOrgPage,
         not_found::NotFoundPage,
-        org_pages::{InvitationPage, NewOrgPage, OrgPage},
+        org_page::OrgPage,
         try_page::TryPage,
     },
 };

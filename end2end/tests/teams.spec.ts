@@ -147,7 +147,7 @@ test("roles change at once, the sole admin stays admin, and links say when they 
 
   // The used link says so.
   await second.goto(link);
-  await expect(second.getByText("This invitation link has already been used.")).toBeVisible();
+  await expect(second.getByText("This invitation link has already been used.", { exact: true })).toBeVisible();
 
   // A cancelled invitation's link says so; a resent one replaces the old link.
   const carol = uniqueEmail("carol");
@@ -157,11 +157,11 @@ test("roles change at once, the sole admin stays admin, and links say when they 
   const fresh = await invitations.getByLabel("Invitation link", { exact: true }).inputValue();
   expect(fresh).not.toBe(first);
   await second.goto(first);
-  await expect(second.getByText("This invitation link was cancelled.")).toBeVisible();
+  await expect(second.getByText("This invitation link was cancelled.", { exact: true })).toBeVisible();
   await invitations.getByRole("button", { name: `Cancel ${carol}`, exact: true }).click();
   await expect(pageNotice(page)).toHaveText(`Cancelled the invitation of ${carol}.`);
   await second.goto(fresh);
-  await expect(second.getByText("This invitation link was cancelled.")).toBeVisible();
+  await expect(second.getByText("This invitation link was cancelled.", { exact: true })).toBeVisible();
   await expectNoSeriousA11yViolations(second);
   await other.close();
 });
