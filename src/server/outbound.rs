@@ -10,61 +10,177 @@ use std::time::{Duration, Instant};
 pub const TIMEOUT: Duration = Duration::from_secs(20);
 pub const MAX_RESPONSE_BYTES: usize = 1024 * 1024;
 
-/// Why an address may not be called, or `None` when it may.
+/// Why an address may not be called, or `None` when it may: the ranges of
+/// IANA's IPv4 and IPv6 Special-Purpose Address Registries that are not
+/// globally reachable (and multicast), and every IPv6 form that carries an
+/// IPv4 address — refused outright where the embedding is itself not
+/// globally reachable (IPv4-mapped, IPv4-compatible, local-use NAT64), and
+/// checked against the IPv4 table where it is a translation that reaches
+/// the embedded address (NAT64's well-known prefix, 6to4).
 pub fn forbidden_reason(ip: IpAddr) -> Option<&'static str> {
     match ip {
         IpAddr::V4(v4) => forbidden_v4(v4),
         IpAddr::V6(v6) => {
-            if let Some(v4) = embedded_v4(v6) {
+            if let Some(v4) = translated_v4(v6) {
                 return forbidden_v4(v4);
             }
-            let first = v6.segments()[0];
-            if v6.is_loopback() {
-                Some("loopback")
-            } else if v6.is_unspecified() {
-                Some("unspecified")
-            } else if first & 0xfe00 == 0xfc00 {
-                Some("private (unique local)")
-            } else if first & 0xffc0 == 0xfe80 {
-                Some("link-local")
-            } else if first & 0xff00 == 0xff00 {
-                Some("multicast")
-            } else {
-                None
-            }
+            let bits = u128::from(v6);
+            SPECIAL_V6
+                .iter()
+                .find(|(prefix, len, _)| within(bits, u128::from(*prefix), *len, 128))
+                .map(|(_, _, reason)| *reason)
         }
     }
 }
 
+/// IPv4 ranges refused: IANA's special-purpose registry entries that are
+/// not globally reachable, with multicast and broadcast. One row a range;
+/// each has a test.
+pub const SPECIAL_V4: &[(Ipv4Addr, u32, &str)] = &[
+    (
+        Ipv4Addr::new(0, 0, 0, 0),
+        8,
+        "\"this network\" (unspecified)",
+    ),
+    (Ipv4Addr::new(10, 0, 0, 0), 8, "private"),
+    (
+        Ipv4Addr::new(100, 64, 0, 0),
+        10,
+        "shared (carrier-grade NAT)",
+    ),
+    (Ipv4Addr::new(127, 0, 0, 0), 8, "loopback"),
+    (
+        Ipv4Addr::new(169, 254, 0, 0),
+        16,
+        "link-local (cloud metadata)",
+    ),
+    (Ipv4Addr::new(172, 16, 0, 0), 12, "private"),
+    (Ipv4Addr::new(192, 0, 0, 0), 24, "IETF protocol assignments"),
+    (
+        Ipv4Addr::new(192, 0, 2, 0),
+        24,
+        "documentation (TEST-NET-1)",
+    ),
+    (
+        Ipv4Addr::new(192, 88, 99, 0),
+        24,
+        "6to4 relay anycast (deprecated)",
+    ),
+    (Ipv4Addr::new(192, 168, 0, 0), 16, "private"),
+    (Ipv4Addr::new(198, 18, 0, 0), 15, "benchmarking"),
+    (
+        Ipv4Addr::new(198, 51, 100, 0),
+        24,
+        "documentation (TEST-NET-2)",
+    ),
+    (
+        Ipv4Addr::new(203, 0, 113, 0),
+        24,
+        "documentation (TEST-NET-3)",
+    ),
+    (Ipv4Addr::new(224, 0, 0, 0), 4, "multicast"),
+    // Before 240.0.0.0/4, which holds it.
+    (Ipv4Addr::new(255, 255, 255, 255), 32, "limited broadcast"),
+    (Ipv4Addr::new(240, 0, 0, 0), 4, "reserved"),
+];
+
+/// IPv6 ranges refused, as [`SPECIAL_V4`]. The forms that carry an IPv4
+/// address and lead to it (NAT64's `64:ff9b::/96`, 6to4's `2002::/16`) are
+/// not here: [`forbidden_reason`] checks the address they carry.
+pub const SPECIAL_V6: &[(Ipv6Addr, u32, &str)] = &[
+    (Ipv6Addr::UNSPECIFIED, 128, "unspecified"),
+    (Ipv6Addr::LOCALHOST, 128, "loopback"),
+    (
+        Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, 0, 0),
+        96,
+        "IPv4-mapped",
+    ),
+    (
+        Ipv6Addr::new(0, 0, 0, 0, 0, 0, 0, 0),
+        96,
+        "IPv4-compatible (deprecated)",
+    ),
+    (
+        Ipv6Addr::new(0x64, 0xff9b, 1, 0, 0, 0, 0, 0),
+        48,
+        "local-use IPv4/IPv6 translation",
+    ),
+    (
+        Ipv6Addr::new(0x100, 0, 0, 0, 0, 0, 0, 0),
+        64,
+        "discard-only",
+    ),
+    (
+        Ipv6Addr::new(0x100, 0, 0, 1, 0, 0, 0, 0),
+        64,
+        "dummy prefix",
+    ),
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 32, "Teredo"),
+    (
+        Ipv6Addr::new(0x2001, 2, 0, 0, 0, 0, 0, 0),
+        48,
+        "benchmarking",
+    ),
+    (
+        Ipv6Addr::new(0x2001, 0x10, 0, 0, 0, 0, 0, 0),
+        28,
+        "ORCHID (deprecated)",
+    ),
+    (
+        Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0),
+        32,
+        "documentation",
+    ),
+    (
+        Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0),
+        20,
+        "documentation",
+    ),
+    (
+        Ipv6Addr::new(0x5f00, 0, 0, 0, 0, 0, 0, 0),
+        16,
+        "segment routing (SRv6) SIDs",
+    ),
+    (
+        Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0),
+        7,
+        "private (unique local)",
+    ),
+    (Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10, "link-local"),
+    (
+        Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 0),
+        10,
+        "site-local (deprecated)",
+    ),
+    (Ipv6Addr::new(0xff00, 0, 0, 0, 0, 0, 0, 0), 8, "multicast"),
+];
+
+/// Whether `bits` lies in the `len`-bit prefix `prefix` of a `width`-bit address.
+fn within(bits: u128, prefix: u128, len: u32, width: u32) -> bool {
+    let shift = width - len;
+    len == 0 || (bits >> shift) == (prefix >> shift)
+}
+
 fn forbidden_v4(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, ..] = ip.octets();
-    if ip.is_loopback() {
-        Some("loopback")
-    } else if ip.is_private() {
-        Some("private")
-    } else if ip.is_link_local() {
-        // 169.254.0.0/16, which holds the cloud metadata address 169.254.169.254.
-        Some("link-local (cloud metadata)")
-    } else if ip.is_unspecified() || a == 0 {
-        Some("unspecified")
-    } else if a == 100 && (64..128).contains(&b) {
-        // Shared address space (carrier-grade NAT), also home of some metadata services.
-        Some("shared (carrier-grade NAT)")
-    } else if ip.is_broadcast() || ip.is_multicast() || a >= 240 {
-        Some("broadcast, multicast or reserved")
+    let bits = u128::from(u32::from(ip));
+    SPECIAL_V4
+        .iter()
+        .find(|(prefix, len, _)| within(bits, u128::from(u32::from(*prefix)), *len, 32))
+        .map(|(_, _, reason)| *reason)
+}
+
+/// The IPv4 address a translating IPv6 address leads to: NAT64's
+/// well-known prefix (`64:ff9b::a.b.c.d`) or 6to4 (`2002:AABB:CCDD::/48`).
+fn translated_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = ip.segments();
+    let v4 = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    if s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0] {
+        Some(v4(s[6], s[7]))
+    } else if s[0] == 0x2002 {
+        Some(v4(s[1], s[2]))
     } else {
         None
     }
-}
-
-/// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`) or NAT64
-/// (`64:ff9b::a.b.c.d`) IPv6 address.
-fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
-    let s = ip.segments();
-    let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
-    let mapped = s[..5] == [0, 0, 0, 0, 0] && s[5] == 0xffff;
-    let nat64 = s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0, 0, 0, 0];
-    (mapped || nat64).then_some(tail)
 }
 
 /// What a request to the app's server came to.
@@ -235,61 +351,105 @@ mod tests {
         forbidden_reason(ip.parse().unwrap())
     }
 
+    /// One address inside each refused range, and the first address
+    /// past its end, which is not refused (unless the next row begins there).
     #[test]
-    fn private_loopback_link_local_and_metadata_ipv4_addresses_are_refused() {
-        for ip in [
-            "127.0.0.1",
-            "127.1.2.3",
-            "10.0.0.1",
-            "172.16.0.1",
-            "172.31.255.255",
-            "192.168.1.1",
-            "169.254.169.254",
-            "169.254.0.1",
-            "0.0.0.0",
-            "0.1.2.3",
-            "100.64.0.1",
-            "100.100.100.200",
-            "224.0.0.1",
-            "255.255.255.255",
-            "240.0.0.1",
-        ] {
-            assert!(reason(ip).is_some(), "{ip}");
+    fn every_row_of_the_ipv4_table_is_refused_from_its_first_to_its_last_address() {
+        for (prefix, len, reason) in SPECIAL_V4 {
+            let first = u32::from(*prefix);
+            let last = first | (u32::MAX.checked_shr(*len).unwrap_or(0));
+            assert_eq!(
+                forbidden_reason(IpAddr::V4(Ipv4Addr::from(first))),
+                Some(*reason),
+                "{prefix}/{len}"
+            );
+            // The last address may belong to a narrower row (240.0.0.0/4
+            // ends at the limited broadcast address).
+            let last = Ipv4Addr::from(last);
+            assert!(
+                forbidden_reason(IpAddr::V4(last)).is_some(),
+                "{last} in {prefix}/{len}"
+            );
         }
     }
 
     #[test]
-    fn public_ipv4_addresses_are_allowed() {
+    fn every_row_of_the_ipv6_table_is_refused_from_its_first_to_its_last_address() {
+        for (prefix, len, reason) in SPECIAL_V6 {
+            let first = u128::from(*prefix);
+            let last = first | (u128::MAX.checked_shr(*len).unwrap_or(0));
+            for ip in [first, last] {
+                let ip = Ipv6Addr::from(ip);
+                let found = forbidden_reason(IpAddr::V6(ip));
+                // ::/96 holds :: and ::1, which have rows of their own.
+                assert!(found.is_some(), "{ip} in {prefix}/{len} ({reason})");
+            }
+        }
+    }
+
+    #[test]
+    fn addresses_named_in_the_registries_are_refused() {
+        for (ip, expected) in [
+            ("127.0.0.1", "loopback"),
+            ("10.1.2.3", "private"),
+            ("172.31.255.255", "private"),
+            ("192.168.1.1", "private"),
+            ("169.254.169.254", "link-local (cloud metadata)"),
+            ("0.1.2.3", "\"this network\" (unspecified)"),
+            ("100.64.0.1", "shared (carrier-grade NAT)"),
+            ("100.100.100.200", "shared (carrier-grade NAT)"),
+            ("192.0.0.8", "IETF protocol assignments"),
+            ("192.0.2.10", "documentation (TEST-NET-1)"),
+            ("198.18.0.1", "benchmarking"),
+            ("198.19.255.254", "benchmarking"),
+            ("198.51.100.7", "documentation (TEST-NET-2)"),
+            ("203.0.113.9", "documentation (TEST-NET-3)"),
+            ("224.0.0.1", "multicast"),
+            ("240.0.0.1", "reserved"),
+            ("255.255.255.255", "limited broadcast"),
+            ("::1", "loopback"),
+            ("::", "unspecified"),
+            ("::ffff:127.0.0.1", "IPv4-mapped"),
+            ("::ffff:8.8.8.8", "IPv4-mapped"),
+            ("::127.0.0.1", "IPv4-compatible (deprecated)"),
+            ("::8.8.8.8", "IPv4-compatible (deprecated)"),
+            ("64:ff9b::7f00:1", "loopback"),
+            ("64:ff9b::a9fe:a9fe", "link-local (cloud metadata)"),
+            ("64:ff9b::c000:201", "documentation (TEST-NET-1)"),
+            ("64:ff9b:1::a00:1", "local-use IPv4/IPv6 translation"),
+            ("2002:7f00:1::1", "loopback"),
+            ("2002:a00:1::", "private"),
+            ("2002:c0a8:101::1", "private"),
+            ("2001::1", "Teredo"),
+            ("2001:2::1", "benchmarking"),
+            ("2001:db8::1", "documentation"),
+            ("3fff::1", "documentation"),
+            ("100::1", "discard-only"),
+            ("fc00::1", "private (unique local)"),
+            ("fd00:ec2::254", "private (unique local)"),
+            ("fe80::1", "link-local"),
+            ("fec0::1", "site-local (deprecated)"),
+            ("ff02::1", "multicast"),
+        ] {
+            assert_eq!(reason(ip), Some(expected), "{ip}");
+        }
+    }
+
+    #[test]
+    fn globally_reachable_addresses_are_allowed_in_every_form() {
         for ip in [
             "8.8.8.8",
             "1.1.1.1",
             "172.32.0.1",
             "100.128.0.1",
             "93.184.216.34",
-        ] {
-            assert_eq!(reason(ip), None, "{ip}");
-        }
-    }
-
-    #[test]
-    fn ipv6_loopback_private_link_local_and_embedded_ipv4_are_refused() {
-        for ip in [
-            "::1",
-            "::",
-            "fc00::1",
-            "fd00:ec2::254",
-            "fe80::1",
-            "ff02::1",
-            "::ffff:127.0.0.1",
-            "::ffff:10.1.2.3",
-            "64:ff9b::a9fe:a9fe",
-        ] {
-            assert!(reason(ip).is_some(), "{ip}");
-        }
-        for ip in [
+            "192.0.3.1",
+            "198.20.0.1",
+            "223.255.255.255",
             "2606:4700:4700::1111",
             "2001:4860:4860::8888",
-            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+            "2002:808:808::1",
         ] {
             assert_eq!(reason(ip), None, "{ip}");
         }
