@@ -37,6 +37,11 @@ async fn main() -> ExitCode {
             if options.output_name.is_empty() {
                 options.output_name = env!("CARGO_PKG_NAME").into();
             }
+            let hash_files_set = std::env::var_os("LEPTOS_HASH_FILES").is_some();
+            if let Err(error) = server::bundle::prepare(&mut options, hash_files_set) {
+                tracing::error!("cannot start: {error}");
+                return ExitCode::FAILURE;
+            }
             options
         }
         Err(error) => {

@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod auth;
+pub mod bundle;
 pub mod client;
 pub mod clock;
 pub mod config;

@@ -471,19 +471,49 @@ pub struct ServerProcess {
     _site: tempfile::TempDir,
 }
 
+/// A site root holding the bundle files a binary built by plain cargo or
+/// by cargo-leptos names when hashing is off (their content does not matter
+/// to these tests): the console refuses to start without them.
+pub fn site_with_bundle() -> tempfile::TempDir {
+    let site = tempfile::tempdir().expect("site directory");
+    let pkg = site.path().join("pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    for name in [
+        "toolwright.js",
+        "toolwright.wasm",
+        "toolwright_bg.wasm",
+        "toolwright.css",
+    ] {
+        std::fs::write(pkg.join(name), "").unwrap();
+    }
+    site
+}
+
+/// A free port: bound, noted, released for a process to take.
+pub fn free_port() -> SocketAddr {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+}
+
 impl ServerProcess {
     pub async fn start(database_url: &str) -> ServerProcess {
-        let site = tempfile::tempdir().expect("site directory");
-        // A free port: bound, noted, released for the process to take.
-        let addr = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port");
+        Self::start_with(database_url, &[("RUST_LOG", "warn")]).await
+    }
+
+    /// [`ServerProcess::start`] with extra environment variables; what the
+    /// process logs is kept ([`ServerProcess::log`]).
+    pub async fn start_with(database_url: &str, env: &[(&str, &str)]) -> ServerProcess {
+        let site = site_with_bundle();
+        let addr = free_port();
+        let log = std::fs::File::create(site.path().join("server.log")).expect("a log file");
         let child = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
             .env("DATABASE_URL", database_url)
             .env("LEPTOS_SITE_ADDR", addr.to_string())
             .env("LEPTOS_SITE_ROOT", site.path())
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::null())
+            .env("LEPTOS_HASH_FILES", "false")
+            .envs(env.iter().copied())
+            .stdout(log)
             .spawn()
             .expect("start the console's binary");
         let process = ServerProcess {
@@ -504,6 +534,11 @@ impl ServerProcess {
         .await;
         assert!(up, "the second server process answers on {addr}");
         process
+    }
+
+    /// Everything the process has logged so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self._site.path().join("server.log")).unwrap_or_default()
     }
 
     /// A browser pointed at this process, holding `session`.
