@@ -149,14 +149,14 @@ pub async fn create_app(
     match repo::apps::create(&state.db, &developer, org.id, &input, now_ms()).await {
         Ok(_) => {}
         // The database decides, not a racy pre-check.
-        Err(error) if repo::is_unique_violation(&error) => {
+        Err(repo::WriteError::Database(error)) if repo::is_unique_violation(&error) => {
             let errors = FieldErrors::single(
                 "package_name",
                 "This package name is already taken. Choose another one.",
             );
             return Err(echo_app_input(errors, &input).into());
         }
-        Err(error) => return Err(context::internal(error)),
+        Err(error) => return Err(error.into()),
     }
     tracing::info!(developer = developer.id, package = %input.package_name, "app created");
     leptos_axum::redirect(&format!(
@@ -202,10 +202,7 @@ pub async fn save_app(
 
     let now = now_ms();
     // `revision` is the one the form's fields were loaded at.
-    match repo::apps::update_fields(&state.db, &app, revision, &input, &developer, now)
-        .await
-        .map_err(context::internal)?
-    {
+    match repo::apps::update_fields(&state.db, &app, revision, &input, &developer, now).await? {
         repo::apps::Revised::Applied(new_revision) => {
             tracing::info!(developer = developer.id, package = %input.package_name, new_revision, "app saved");
             if context::is_plain_form_post() {
@@ -251,10 +248,7 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
         )
         .into());
     }
-    if !repo::apps::delete(&state.db, app.id)
-        .await
-        .map_err(context::internal)?
-    {
+    if !repo::apps::delete(&state.db, app.id, developer.id).await? {
         return Err(AppError::NotFound);
     }
     state.exports.forget(app.id);

@@ -87,8 +87,7 @@ pub async fn restore_revision(
         &developer,
         now_ms(),
     )
-    .await
-    .map_err(context::internal)?;
+    .await?;
     match outcome {
         Revised::Applied(_) => {
             tracing::info!(developer = developer.id, package = %package_name, revision, "revision restored");

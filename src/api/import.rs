@@ -96,8 +96,7 @@ pub async fn apply_import(
         tools: next.tools.len(),
     };
     match repo::revisions::replace(&state.db, app.id, revision, &next, change, &developer, now_ms())
-        .await
-        .map_err(context::internal)?
+        .await?
     {
         Revised::Applied(_) => {
             tracing::info!(developer = developer.id, package = %package_name, tools = next.tools.len(), "imported");

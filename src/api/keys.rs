@@ -38,9 +38,7 @@ pub async fn create_api_key(
         key: &key,
         export_only,
     };
-    repo::api_keys::create(&state.db, app.id, developer.id, new, now_ms())
-        .await
-        .map_err(context::internal)?;
+    repo::api_keys::create(&state.db, app.id, developer.id, new, now_ms()).await?;
     tracing::info!(developer = developer.id, package = %package_name, "API key created");
     let keys = repo::api_keys::list_for_app(&state.db, app.id)
         .await
@@ -59,10 +57,7 @@ pub async fn revoke_api_key(
     };
     let state = context::state()?;
     let (developer, app) = context::app_for(&state, &package_name, Action::ManageKeys).await?;
-    if !repo::api_keys::revoke(&state.db, app.id, key_id, now_ms())
-        .await
-        .map_err(context::internal)?
-    {
+    if !repo::api_keys::revoke(&state.db, app.id, key_id, developer.id, now_ms()).await? {
         return Err(AppError::NotFound);
     }
     tracing::info!(developer = developer.id, package = %package_name, key_id, "API key revoked");

@@ -114,10 +114,10 @@ pub async fn change_role(slug: String, email: String, role: String) -> Result<()
         org.id,
         &email,
         Some(role),
+        (developer.id, Action::ManageMembers),
         crate::server::clock::now_ms(),
     )
-    .await
-    .map_err(context::internal)?
+    .await?
     {
         MemberChange::Done => {}
         MemberChange::NoSuchMember => return Err(AppError::NotFound),
@@ -159,9 +159,15 @@ pub async fn remove_member(
         leptos_axum::redirect(&org_url(&org.slug, &with_email("remove", &email)));
         return Ok(());
     }
-    match repo::orgs::change_member(&state.db, org.id, &email, None, now_ms())
-        .await
-        .map_err(context::internal)?
+    match repo::orgs::change_member(
+        &state.db,
+        org.id,
+        &email,
+        None,
+        (developer.id, action),
+        now_ms(),
+    )
+    .await?
     {
         MemberChange::Done => {}
         MemberChange::NoSuchMember => return Err(AppError::NotFound),
@@ -234,9 +240,7 @@ async fn send_invitation(
         server::{clock::now_ms, repo},
     };
     let token = repo::orgs::new_token().map_err(context::internal)?;
-    repo::orgs::invite(&state.db, org.id, email, role, &token, by, now_ms())
-        .await
-        .map_err(context::internal)?;
+    repo::orgs::invite(&state.db, org.id, email, role, &token, by, now_ms()).await?;
     let link = format!("{}/invitations/{token}", context::console_origin());
     context::session()?
         .insert(NEW_INVITATION_LINK, (org.slug.clone(), link))
@@ -274,12 +278,9 @@ pub async fn cancel_invitation(slug: String, email: String) -> Result<(), AppErr
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (_, org, _) = context::org_for(&state, &slug, Action::Invite).await?;
+    let (developer, org, _) = context::org_for(&state, &slug, Action::Invite).await?;
     let email = normalize_email(&email);
-    if !repo::orgs::cancel(&state.db, org.id, &email, now_ms())
-        .await
-        .map_err(context::internal)?
-    {
+    if !repo::orgs::cancel(&state.db, org.id, &email, developer.id, now_ms()).await? {
         return Err(AppError::NotFound);
     }
     leptos_axum::redirect(&org_url(&org.slug, &with_email("cancelled", &email)));
@@ -367,10 +368,7 @@ pub async fn delete_org(slug: String, confirmation: String) -> Result<(), AppErr
         )
         .into());
     }
-    match repo::orgs::delete(&state.db, org.id)
-        .await
-        .map_err(context::internal)?
-    {
+    match repo::orgs::delete(&state.db, org.id, developer.id).await? {
         OrgDeletion::Deleted => {}
         OrgDeletion::HasApps => {
             return Err(AppError::Conflict(
@@ -390,9 +388,14 @@ pub async fn move_app(package_name: String, to: String) -> Result<(), AppError> 
     let state = context::state()?;
     let (developer, app) = context::app_for(&state, &package_name, Action::MoveApp).await?;
     let (_, org, _) = context::org_for(&state, &to, Action::MoveApp).await?;
-    repo::apps::move_to(&state.db, app.id, org.id, crate::server::clock::now_ms())
-        .await
-        .map_err(context::internal)?;
+    repo::apps::move_to(
+        &state.db,
+        app.id,
+        org.id,
+        developer.id,
+        crate::server::clock::now_ms(),
+    )
+    .await?;
     tracing::info!(developer = developer.id, package = %app.details.package_name, org = %org.slug, "app moved");
     leptos_axum::redirect(&format!(
         "/console/apps/{}?moved={}",

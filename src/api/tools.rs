@@ -74,8 +74,7 @@ pub async fn save_tool(
         &developer,
         now_ms(),
     )
-    .await
-    .map_err(context::internal)?;
+    .await?;
     tracing::info!(developer = developer.id, package = %package_name, tool = %tool.id, "tool saved");
     outcome(
         written,
@@ -98,9 +97,8 @@ pub async fn delete_tool(
     };
     let state = context::state()?;
     let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
-    let written = repo::tools::delete(&state.db, app.id, revision, &tool_id, &developer, now_ms())
-        .await
-        .map_err(context::internal)?;
+    let written =
+        repo::tools::delete(&state.db, app.id, revision, &tool_id, &developer, now_ms()).await?;
     tracing::info!(developer = developer.id, package = %package_name, tool = %tool_id, "tool deleted");
     outcome(written, ToolEdit::Delete(tool_id))
 }
@@ -127,8 +125,7 @@ pub async fn move_tool(
         &developer,
         now_ms(),
     )
-    .await
-    .map_err(context::internal)?;
+    .await?;
     outcome(written, ToolEdit::Move(tool_id, direction))
 }
 

@@ -26,6 +26,10 @@ pub enum AppError {
     /// asker must not be able to tell apart.
     #[error("Not found.")]
     NotFound,
+    /// What the asker was working on went away while they were (the app or
+    /// organization deleted, their membership ended): said in words.
+    #[error("{0}")]
+    Gone(String),
     /// A save based on stale data, or a state that forbids the action.
     #[error("{0}")]
     Conflict(String),
@@ -59,7 +63,7 @@ impl AppError {
             AppError::Validation(_) => 422,
             AppError::InvalidCredentials | AppError::Unauthorized => 401,
             AppError::Forbidden | AppError::NotAllowed(_) => 403,
-            AppError::NotFound => 404,
+            AppError::NotFound | AppError::Gone(_) => 404,
             AppError::Conflict(_) | AppError::StaleForm(..) => 409,
             AppError::TooManyRequests(_) => 429,
             AppError::Internal => 500,

@@ -75,6 +75,65 @@ impl Action {
     }
 }
 
+/// What a write's own transaction found when it read the asker's standing
+/// again, just before writing (see `server::repo::sql`'s `may_write!`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// The app was deleted since the request began.
+    AppGone,
+    /// The organization was deleted since the request began.
+    OrgGone,
+    /// The asker is no longer a member of the organization (asked of an
+    /// organization).
+    NotMember,
+    /// The app's organization is not (or no longer) one of the asker's:
+    /// they were removed, or the app was moved out of their reach.
+    OutOfReach,
+    /// A member with this role (as stored).
+    Role(String),
+}
+
+/// Whether `role` may do `action`: the refusal a member gets for an
+/// admin's action.
+pub fn allow(role: Role, action: Action) -> Result<(), crate::domain::AppError> {
+    if role.may(action) {
+        Ok(())
+    } else {
+        Err(crate::domain::AppError::NotAllowed(
+            action.refusal().to_owned(),
+        ))
+    }
+}
+
+/// The same rule as [`allow`], applied to what a write's transaction found:
+/// the role, or, when the asker's standing ended while their request was on
+/// its way, why — in words, since they were a member a moment ago and lose
+/// nothing by being told.
+pub fn allow_at_write(found: &Standing, action: Action) -> Result<Role, crate::domain::AppError> {
+    use crate::domain::AppError;
+    let role = match found {
+        Standing::AppGone => return Err(AppError::Gone("This app no longer exists.".to_owned())),
+        Standing::OrgGone => {
+            return Err(AppError::Gone(
+                "This organization no longer exists.".to_owned(),
+            ))
+        }
+        Standing::NotMember => {
+            return Err(AppError::Gone(
+                "You are no longer a member of this organization.".to_owned(),
+            ))
+        }
+        Standing::OutOfReach => {
+            return Err(AppError::Gone(
+                "This app is no longer in an organization you belong to.".to_owned(),
+            ))
+        }
+        Standing::Role(text) => Role::parse(text).ok_or(AppError::Internal)?,
+    };
+    allow(role, action)?;
+    Ok(role)
+}
+
 /// The organization's name: 1 to 100 characters after trimming.
 pub const ORG_NAME_MAX: usize = 100;
 
@@ -270,6 +329,47 @@ pub const LAST_ADMIN_MESSAGE: &str =
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::AppError;
+
+    #[test]
+    fn a_write_is_allowed_by_the_role_its_transaction_found() {
+        let member = Standing::Role("member".to_owned());
+        let admin = Standing::Role("admin".to_owned());
+        assert_eq!(allow_at_write(&member, Action::Edit), Ok(Role::Member));
+        assert_eq!(allow_at_write(&admin, Action::ManageKeys), Ok(Role::Admin));
+        // Demoted on the way: an admin's action is refused as for any member.
+        assert_eq!(
+            allow_at_write(&member, Action::ManageKeys),
+            Err(AppError::NotAllowed(
+                Action::ManageKeys.refusal().to_owned()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_standing_that_ended_on_the_way_is_refused_in_words() {
+        for (found, says) in [
+            (Standing::AppGone, "This app no longer exists."),
+            (Standing::OrgGone, "This organization no longer exists."),
+            (
+                Standing::NotMember,
+                "You are no longer a member of this organization.",
+            ),
+            (
+                Standing::OutOfReach,
+                "This app is no longer in an organization you belong to.",
+            ),
+        ] {
+            let refusal = allow_at_write(&found, Action::Read).unwrap_err();
+            assert_eq!(refusal, AppError::Gone(says.to_owned()));
+            assert_eq!(refusal.status(), 404);
+        }
+        // A role the console never writes is the server's own failure.
+        assert_eq!(
+            allow_at_write(&Standing::Role("owner".to_owned()), Action::Read),
+            Err(AppError::Internal)
+        );
+    }
 
     #[test]
     fn members_edit_and_admins_do_everything() {

@@ -7,6 +7,11 @@
 //! as for an app that does not exist, so that they cannot tell which exist;
 //! a member asking for an admin's action gets [`AppError::NotAllowed`] with
 //! what only an admin can do, and nothing changes.
+//!
+//! This is the check a request makes on its way in. A write asks again
+//! inside its own transaction (`may_write!` in `repo/sql.rs`, with the same
+//! rule, [`crate::domain::org::allow_at_write`]), so that a membership that
+//! ends while the request is on its way ends its permission too.
 
 use super::{db::Db, internal, repo};
 use crate::domain::{
@@ -45,10 +50,4 @@ pub async fn org(
     Ok((org, role))
 }
 
-fn allow(role: Role, action: Action) -> Result<(), AppError> {
-    if role.may(action) {
-        Ok(())
-    } else {
-        Err(AppError::NotAllowed(action.refusal().to_owned()))
-    }
-}
+use crate::domain::org::allow;

@@ -84,12 +84,18 @@ async fn an_app_is_created_listed_updated_and_deleted() {
         assert_eq!(reread.details.revision, 2);
         assert_eq!(reread.details.updated_at, 2000);
 
-        assert!(repo::apps::delete(&db, stored.id).await.unwrap());
+        assert!(repo::apps::delete(&db, stored.id, alice.id).await.unwrap());
         assert!(crate::common::app_of(&db, alice.id, "com.example.todo")
             .await
             .unwrap()
             .is_none());
-        assert!(!repo::apps::delete(&db, stored.id).await.unwrap());
+        // Gone already: refused in words, nothing else happens.
+        assert!(matches!(
+            repo::apps::delete(&db, stored.id, alice.id).await,
+            Err(repo::WriteError::Refused(
+                toolwright::domain::AppError::Gone(_)
+            ))
+        ));
         db.close().await;
     }
 }
@@ -172,8 +178,8 @@ async fn package_names_are_unique_across_the_console() {
         .await
         .unwrap_err();
         assert!(
-            repo::is_unique_violation(&error),
-            "{}: {error}",
+            matches!(&error, repo::WriteError::Database(e) if repo::is_unique_violation(e)),
+            "{}: {error:?}",
             test_db.label()
         );
         db.close().await;
@@ -259,7 +265,7 @@ async fn a_deleted_apps_id_is_never_given_to_a_new_app() {
         .await
         .unwrap();
         assert!(newest > first);
-        assert!(repo::apps::delete(&db, newest).await.unwrap());
+        assert!(repo::apps::delete(&db, newest, alice.id).await.unwrap());
         // A write still under way for the deleted app must not find another.
         let next = repo::apps::create(
             &db,
@@ -271,10 +277,17 @@ async fn a_deleted_apps_id_is_never_given_to_a_new_app() {
         .await
         .unwrap();
         assert!(next > newest, "{}: {next} after {newest}", test_db.label());
-        let stale = repo::apps::update(&db, newest, 1, &input("com.example.b", "B2"), &alice, 4)
-            .await
-            .unwrap();
-        assert_eq!(stale, Revised::Stale);
+        let late =
+            repo::apps::update(&db, newest, 1, &input("com.example.b", "B2"), &alice, 4).await;
+        assert!(
+            matches!(
+                late,
+                Err(repo::WriteError::Refused(
+                    toolwright::domain::AppError::Gone(_)
+                ))
+            ),
+            "{late:?}"
+        );
         db.close().await;
     }
 }
@@ -313,7 +326,7 @@ async fn an_app_added_by_hand_does_not_block_the_next_one() {
             3,
         )
         .await
-        .unwrap_or_else(|e| panic!("{}: {e}", test_db.label()));
+        .unwrap_or_else(|e| panic!("{}: {e:?}", test_db.label()));
         assert!(
             next > by_hand,
             "{}: {next} after {by_hand}",

@@ -8,18 +8,18 @@ use crate::common::{
 use serde_json::{json, Value};
 use toolwright::{api::AppError, on_db};
 
-const PASSWORD: &str = "correct horse battery staple";
-const APP: &str = "com.acme.todo";
-const ORG: &str = "acme";
+pub(crate) const PASSWORD: &str = "correct horse battery staple";
+pub(crate) const APP: &str = "com.acme.todo";
+pub(crate) const ORG: &str = "acme";
 
-async fn signed_up(server: &TestServer, email: &str) -> Browser {
+pub(crate) async fn signed_up(server: &TestServer, email: &str) -> Browser {
     let mut browser = Browser::new(server);
     let answer = browser.signup(email, PASSWORD).await;
     assert_eq!(answer.status, 302, "{answer:?}");
     browser
 }
 
-fn draft(id: &str) -> Value {
+pub(crate) fn draft(id: &str) -> Value {
     json!({
         "tool_id": id,
         "description": "Sends a ping",
@@ -346,7 +346,7 @@ struct Team {
 }
 
 /// The invitation link the organization page shows `admin` once, after an invite.
-async fn invite(admin: &mut Browser, email: &str, role: &str) -> String {
+pub(crate) async fn invite(admin: &mut Browser, email: &str, role: &str) -> String {
     admin.get(&format!("/console/orgs/{ORG}")).await;
     let answer = admin
         .form_post(
@@ -374,7 +374,7 @@ fn token_of(link: &str) -> String {
         .to_owned()
 }
 
-async fn join(browser: &mut Browser, link: &str) -> crate::common::Answer {
+pub(crate) async fn join(browser: &mut Browser, link: &str) -> crate::common::Answer {
     browser
         .call("/api/invitations/join", &[("token", &token_of(link))])
         .await
@@ -403,7 +403,7 @@ fn todo_form(public_url: &str) -> [(&'static str, &str); 5] {
 
 /// Alice, who made organization Acme (now her current one) and its app
 /// com.acme.todo, whose server is `public_url`.
-async fn alice_with_acme(server: &TestServer, public_url: &str) -> Browser {
+pub(crate) async fn alice_with_acme(server: &TestServer, public_url: &str) -> Browser {
     let mut alice = signed_up(server, "alice@example.com").await;
     let answer = alice
         .form_post("/api/orgs/create", &[("name", "Acme")])

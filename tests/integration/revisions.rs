@@ -104,7 +104,7 @@ async fn twenty_concurrent_saves_on_one_revision_let_exactly_one_win() {
         let mut stale = 0;
         for task in tasks {
             let (i, result) = task.await.unwrap();
-            match result.unwrap_or_else(|e| panic!("{label}: save {i} failed: {e}")) {
+            match result.unwrap_or_else(|e| panic!("{label}: save {i} failed: {e:?}")) {
                 ToolWrite::Applied { .. } => winners.push(i),
                 ToolWrite::Stale => stale += 1,
                 other => panic!("{label}: unexpected {other:?}"),
@@ -310,8 +310,8 @@ async fn a_replace_that_fails_midway_leaves_everything_as_it_was() {
         .await;
         let error = result.expect_err("the duplicate fails the transaction");
         assert!(
-            repo::is_unique_violation(&error),
-            "{}: {error}",
+            matches!(&error, repo::WriteError::Database(e) if repo::is_unique_violation(e)),
+            "{}: {error:?}",
             test_db.label()
         );
 

@@ -256,7 +256,7 @@ async fn deleting_an_app_deletes_its_tools() {
                 .await
                 .unwrap(),
         );
-        assert!(repo::apps::delete(&db, app_id).await.unwrap());
+        assert!(repo::apps::delete(&db, app_id, alice().id).await.unwrap());
         assert!(
             repo::tools::list_for_app(&db, app_id)
                 .await
@@ -712,7 +712,7 @@ async fn a_deleted_apps_configuration_is_forgotten() {
     let test_db = TestDatabase::sqlite();
     let (db, app_id) = app(&test_db).await;
     assert!(db.configs().get(app_id, 1).is_some());
-    assert!(repo::apps::delete(&db, app_id).await.unwrap());
+    assert!(repo::apps::delete(&db, app_id, alice().id).await.unwrap());
     assert!(db.configs().get(app_id, 1).is_none());
 }
 
@@ -756,13 +756,13 @@ async fn saves_go_on_after_saves_dropped_at_any_point() {
                 (revision, _) = applied(
                     repo::tools::delete(&db, app_id, revision, "get_todos", &alice(), 3)
                         .await
-                        .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error}")),
+                        .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error:?}")),
                 );
             }
             let (revision, tools) = applied(
                 repo::tools::save(&db, app_id, revision, None, &add_todo(), &alice(), 4)
                     .await
-                    .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error}")),
+                    .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error:?}")),
             );
             assert_eq!(tools, vec![add_todo()], "{label}");
             applied(

@@ -1,14 +1,14 @@
 pub use super::revisions::Revised;
-use super::{revisions, snapshots::Snapshot};
+use super::{revisions, snapshots::Snapshot, Scope, WriteError};
 use crate::{
     domain::{
         account::CurrentDeveloper,
         app::{AppDetails, AppInput, AppSummary},
         config::AppConfig,
-        org::Role,
+        org::{Action, Role},
         revision::Change,
     },
-    in_transaction, on_db, on_writer,
+    in_transaction, on_db,
     server::db::Db,
 };
 use std::sync::Arc;
@@ -63,20 +63,21 @@ impl From<AppRow> for StoredApp {
 }
 
 /// Inserts a new app of organization `org` at revision 1 (recorded as
-/// "Created the app"). A taken package name fails with a unique violation
-/// (see [`super::is_unique_violation`]).
+/// "Created the app"), if `author` is still a member of it. A taken package
+/// name fails with a unique violation (see [`super::is_unique_violation`]).
 pub async fn create(
     db: &Db,
     author: &CurrentDeveloper,
     org: i64,
     input: &AppInput,
     now_ms: i64,
-) -> Result<i64, sqlx::Error> {
+) -> Result<i64, WriteError> {
     // SQLite would give a deleted app's id to the next app: ids come from a
     // sequence that never repeats one (migration 0007). PostgreSQL's
     // identity never does.
     let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
     in_transaction!(db, tx => {
+        may_write!(tx, Scope::Org(org), author.id, Action::Edit).await?;
         let sql = if sqlite {
             let id = next_sqlite_id!(tx, "apps", "app_ids").await?;
             format!(
@@ -162,11 +163,20 @@ struct MemberAppRow {
     role: String,
 }
 
-/// Moves app `app_id` to organization `org`. Nothing of the app changes,
-/// so its revision stays; its API keys made by someone who is not a member
-/// of `org` are revoked (they no longer speak for anyone who may reach it).
-pub async fn move_to(db: &Db, app_id: i64, org: i64, now_ms: i64) -> Result<(), sqlx::Error> {
+/// Moves app `app_id` to organization `org`, if developer `by` is still an
+/// admin of both. Nothing of the app changes, so its revision stays; its
+/// API keys made by someone who is not a member of `org` are revoked (they
+/// no longer speak for anyone who may reach it).
+pub async fn move_to(
+    db: &Db,
+    app_id: i64,
+    org: i64,
+    by: i64,
+    now_ms: i64,
+) -> Result<(), WriteError> {
     in_transaction!(db, tx => {
+        may_write!(tx, Scope::App(app_id), by, Action::MoveApp).await?;
+        may_write!(tx, Scope::Org(org), by, Action::MoveApp).await?;
         sqlx::query("UPDATE apps SET org_id = $1 WHERE id = $2")
             .bind(org)
             .bind(app_id)
@@ -239,7 +249,7 @@ pub async fn update_fields(
     input: &AppInput,
     author: &CurrentDeveloper,
     now_ms: i64,
-) -> Result<Revised, sqlx::Error> {
+) -> Result<Revised, WriteError> {
     let revised = update(db, app.id, fields_revision, input, author, now_ms).await?;
     if !matches!(revised, Revised::Stale) || fields_revision >= app.details.revision {
         return Ok(revised);
@@ -263,7 +273,7 @@ pub async fn update(
     input: &AppInput,
     author: &CurrentDeveloper,
     now_ms: i64,
-) -> Result<Revised, sqlx::Error> {
+) -> Result<Revised, WriteError> {
     // Worked out before the write from the snapshot kept at that revision.
     let after = match super::tools::snapshot_at(db, app_id, expected_revision).await? {
         None => None,
@@ -277,7 +287,7 @@ pub async fn update(
         }
     };
     in_transaction!(db, tx => {
-        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, author, now_ms).await? else {
             return Ok(Revised::Stale);
         };
         sqlx::query(
@@ -300,14 +310,19 @@ pub async fn update(
     })
 }
 
-/// Deletes app `app_id` and, by cascade, its tools. `false` when it is gone already.
-pub async fn delete(db: &Db, app_id: i64) -> Result<bool, sqlx::Error> {
-    let deleted: Option<i64> = on_writer!(db, pool => sqlx::query_scalar(
-        "DELETE FROM apps WHERE id = $1 RETURNING id",
-    )
-    .bind(app_id)
-    .fetch_optional(pool)
-    .await)?;
+/// Deletes app `app_id` and, by cascade, its tools, if developer `by` may
+/// still delete it. Deleted already (by someone else, meanwhile), it is
+/// refused as gone, in words.
+pub async fn delete(db: &Db, app_id: i64, by: i64) -> Result<bool, WriteError> {
+    let deleted: Option<i64> = in_transaction!(db, tx => {
+        may_write!(tx, Scope::App(app_id), by, Action::DeleteApp).await?;
+        let deleted = sqlx::query_scalar("DELETE FROM apps WHERE id = $1 RETURNING id")
+            .bind(app_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        deleted
+    });
     if let Some(app_id) = deleted {
         // Its configuration is never asked for again: free the memory.
         db.configs().forget(app_id);

@@ -1,12 +1,13 @@
 //! Organizations, their members and their invitations. Who may call what
-//! is decided above (`server::access`); the rule that an organization keeps
-//! an admin is checked here, inside the transaction that would break it.
+//! is decided above (`server::access`) and asked again inside each write
+//! (`may_write!`); the rule that an organization keeps an admin is checked
+//! here, inside the transaction that would break it.
 
-use super::api_keys;
+use super::{api_keys, Scope, WriteError};
 use crate::{
     domain::org::{
-        leaves_no_admin, InvitationState, InvitationView, Member, OrgPage, PendingInvitation, Role,
-        INVITATION_MS,
+        leaves_no_admin, Action, InvitationState, InvitationView, Member, OrgPage,
+        PendingInvitation, Role, INVITATION_MS,
     },
     in_transaction, on_db, on_writer,
     server::db::Db,
@@ -144,16 +145,20 @@ pub enum MemberChange {
 }
 
 /// Gives member `email` of `org` the role `to` (`None`: removes them),
+/// if developer `by` may still do `action` (an admin's change, or leaving),
 /// unless that leaves the organization without an admin.
 pub async fn change_member(
     db: &Db,
     org: i64,
     email: &str,
     to: Option<Role>,
+    (by, action): (i64, Action),
     now: i64,
-) -> Result<MemberChange, sqlx::Error> {
+) -> Result<MemberChange, WriteError> {
     in_transaction!(db, tx => {
-        lock_org!(tx, org).await?;
+        // Also takes the organization's row (on PostgreSQL): changes to its
+        // members run one at a time, so the last admin stays counted.
+        may_write!(tx, Scope::Org(org), by, action).await?;
         let target: Option<(i64, String)> = sqlx::query_as(
             "SELECT m.developer_id, m.role FROM org_members m \
              JOIN developers d ON d.id = m.developer_id WHERE m.org_id = $1 AND d.email = $2",
@@ -229,8 +234,9 @@ pub fn new_token() -> Result<String, getrandom::Error> {
 }
 
 /// Invites `email` to `org` as `role` with the link of `token`, valid
-/// for [`INVITATION_MS`] from `now`: any earlier pending invitation of the
-/// same email is cancelled (a resend is a new invitation).
+/// for [`INVITATION_MS`] from `now`, if developer `invited_by` may still
+/// invite: any earlier pending invitation of the same email is cancelled (a
+/// resend is a new invitation).
 pub async fn invite(
     db: &Db,
     org: i64,
@@ -239,10 +245,12 @@ pub async fn invite(
     token: &str,
     invited_by: i64,
     now: i64,
-) -> Result<(), sqlx::Error> {
+) -> Result<(), WriteError> {
     let expires_at = now + INVITATION_MS;
     in_transaction!(db, tx => {
-        lock_org!(tx, org).await?;
+        // Also takes the organization's row (on PostgreSQL): one pending
+        // invitation per email.
+        may_write!(tx, Scope::Org(org), invited_by, Action::Invite).await?;
         sqlx::query(
             "UPDATE org_invitations SET cancelled_at = $1 \
              WHERE org_id = $2 AND email = $3 AND accepted_at IS NULL AND cancelled_at IS NULL",
@@ -290,19 +298,23 @@ pub async fn pending_role(
     text.map(|text| parse_role(&text)).transpose()
 }
 
-/// Cancels `email`'s pending invitations to `org`; whether there was one.
-pub async fn cancel(db: &Db, org: i64, email: &str, now: i64) -> Result<bool, sqlx::Error> {
-    let done = on_writer!(db, conn => sqlx::query(
-        "UPDATE org_invitations SET cancelled_at = $1 \
-         WHERE org_id = $2 AND email = $3 AND accepted_at IS NULL AND cancelled_at IS NULL",
-    )
-    .bind(now)
-    .bind(org)
-    .bind(email)
-    .execute(conn)
-    .await
-    .map(|done| done.rows_affected()))?;
-    Ok(done > 0)
+/// Cancels `email`'s pending invitations to `org`, if developer `by` may
+/// still manage invitations; whether there was one.
+pub async fn cancel(db: &Db, org: i64, email: &str, by: i64, now: i64) -> Result<bool, WriteError> {
+    in_transaction!(db, tx => {
+        may_write!(tx, Scope::Org(org), by, Action::Invite).await?;
+        let done = sqlx::query(
+            "UPDATE org_invitations SET cancelled_at = $1 \
+             WHERE org_id = $2 AND email = $3 AND accepted_at IS NULL AND cancelled_at IS NULL",
+        )
+        .bind(now)
+        .bind(org)
+        .bind(email)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() > 0)
+    })
 }
 
 /// The invitation whose link holds `token`, as its page shows it.
@@ -400,9 +412,13 @@ pub enum OrgDeletion {
     HasApps,
 }
 
-/// Deletes `org` with its memberships and invitations, unless it has apps.
-pub async fn delete(db: &Db, org: i64) -> Result<OrgDeletion, sqlx::Error> {
+/// Deletes `org` with its memberships and invitations, if developer `by`
+/// is still an admin of it, unless it has apps.
+pub async fn delete(db: &Db, org: i64, by: i64) -> Result<OrgDeletion, WriteError> {
     in_transaction!(db, tx => {
+        // Also takes the organization's row (on PostgreSQL): an app being
+        // made or moved into it waits, and is then refused as gone.
+        may_write!(tx, Scope::Org(org), by, Action::DeleteOrganization).await?;
         let apps: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM apps WHERE org_id = $1")
             .bind(org)
             .fetch_one(&mut *tx)

@@ -1,7 +1,10 @@
 //! The history of an app: its recorded revisions, and the changes that
 //! replace its whole configuration at once (restore, import).
 
-use super::snapshots::{self, Snapshot};
+use super::{
+    snapshots::{self, Snapshot},
+    WriteError,
+};
 use crate::{
     domain::{
         account::CurrentDeveloper,
@@ -104,9 +107,9 @@ pub async fn replace(
     change: Change,
     author: &CurrentDeveloper,
     now_ms: i64,
-) -> Result<Revised, sqlx::Error> {
+) -> Result<Revised, WriteError> {
     in_transaction!(db, tx => {
-        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, author, now_ms).await? else {
             return Ok(Revised::Stale);
         };
         replace_config!(tx, app_id, config).await?;

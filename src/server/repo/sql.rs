@@ -113,17 +113,99 @@ pub(crate) fn assemble_tools(
         .collect()
 }
 
-/// Bumps the app's revision if it is still `$expected`: `Option<new revision>`.
+/// Whether `tx` is a PostgreSQL transaction (which locks rows on request;
+/// SQLite's write transactions, begun `IMMEDIATE`, hold the whole database).
+pub(crate) fn is_postgres<DB: sqlx::Database>(_tx: &sqlx::Transaction<'_, DB>) -> bool {
+    DB::NAME == "PostgreSQL"
+}
+
+/// Reads again, inside the write's transaction `$tx`, whether developer
+/// `$developer` may still do `$action` within `$scope` (a
+/// [`Scope`](super::Scope)), and holds that answer until `$tx` ends: on
+/// PostgreSQL the app's or organization's row is locked against other
+/// writes and the membership against removal and change of role (a removal,
+/// demotion, move or deletion waits for this write, or this write sees its
+/// outcome); on SQLite the write transaction already excludes every other.
+/// Evaluates to `Result<Role, WriteError>`: a permission that ended is
+/// [`WriteError::Refused`](super::WriteError) with its reason in words.
+macro_rules! may_write {
+    ($tx:ident, $scope:expr, $developer:expr, $action:expr) => {
+        async {
+            use $crate::domain::org::{allow_at_write, Standing};
+            let scope: $crate::server::repo::Scope = $scope;
+            let postgres = $crate::server::repo::sql::is_postgres(&$tx);
+            let org: Result<i64, Standing> = match scope {
+                $crate::server::repo::Scope::App(app_id) => {
+                    let found: Option<Option<i64>> = sqlx::query_scalar(if postgres {
+                        "SELECT org_id FROM apps WHERE id = $1 FOR NO KEY UPDATE"
+                    } else {
+                        "SELECT org_id FROM apps WHERE id = $1"
+                    })
+                    .bind(app_id)
+                    .fetch_optional(&mut *$tx)
+                    .await?;
+                    found.flatten().ok_or(Standing::AppGone)
+                }
+                $crate::server::repo::Scope::Org(org) => {
+                    let found: Option<i64> = sqlx::query_scalar(if postgres {
+                        "SELECT id FROM organizations WHERE id = $1 FOR NO KEY UPDATE"
+                    } else {
+                        "SELECT id FROM organizations WHERE id = $1"
+                    })
+                    .bind(org)
+                    .fetch_optional(&mut *$tx)
+                    .await?;
+                    found.ok_or(Standing::OrgGone)
+                }
+            };
+            let not_member = match scope {
+                $crate::server::repo::Scope::App(_) => Standing::OutOfReach,
+                $crate::server::repo::Scope::Org(_) => Standing::NotMember,
+            };
+            let standing = match org {
+                Err(gone) => gone,
+                Ok(org) => {
+                    let role: Option<String> = sqlx::query_scalar(if postgres {
+                        "SELECT role FROM org_members WHERE org_id = $1 AND developer_id = $2 FOR SHARE"
+                    } else {
+                        "SELECT role FROM org_members WHERE org_id = $1 AND developer_id = $2"
+                    })
+                    .bind(org)
+                    .bind($developer)
+                    .fetch_optional(&mut *$tx)
+                    .await?;
+                    role.map_or(not_member, Standing::Role)
+                }
+            };
+            allow_at_write(&standing, $action).map_err($crate::server::repo::WriteError::Refused)
+        }
+    };
+}
+
+/// Bumps the app's revision if it is still `$expected` and `$author` may
+/// still edit it (see [`may_write!`]): `Result<Option<new revision>, WriteError>`,
+/// `None` for a stale revision. Every change to an app goes through here.
 macro_rules! bump_revision {
-    ($tx:ident, $app_id:expr, $expected:expr, $now:expr) => {
-        sqlx::query_scalar::<_, i64>(
-            "UPDATE apps SET revision = revision + 1, updated_at = $1 \
-             WHERE id = $2 AND revision = $3 RETURNING revision",
-        )
-        .bind($now)
-        .bind($app_id)
-        .bind($expected)
-        .fetch_optional(&mut *$tx)
+    ($tx:ident, $app_id:expr, $expected:expr, $author:expr, $now:expr) => {
+        async {
+            may_write!(
+                $tx,
+                $crate::server::repo::Scope::App($app_id),
+                $author.id,
+                $crate::domain::org::Action::Edit
+            )
+            .await?;
+            let revision = sqlx::query_scalar::<_, i64>(
+                "UPDATE apps SET revision = revision + 1, updated_at = $1 \
+                 WHERE id = $2 AND revision = $3 RETURNING revision",
+            )
+            .bind($now)
+            .bind($app_id)
+            .bind($expected)
+            .fetch_optional(&mut *$tx)
+            .await?;
+            Ok::<_, $crate::server::repo::WriteError>(revision)
+        }
     };
 }
 
@@ -410,18 +492,5 @@ macro_rules! insert_org {
                 .await?;
             Ok::<(i64, String), sqlx::Error>((id, slug))
         }
-    };
-}
-
-/// Takes organization `$org`'s row for the rest of `$tx`: changes to its
-/// members and invitations that check before they write (the last admin,
-/// one pending invitation per email) then run one at a time. (SQLite's
-/// write transactions already do, begun `IMMEDIATE`; on PostgreSQL this
-/// no-op update holds the row's lock until the end.)
-macro_rules! lock_org {
-    ($tx:ident, $org:expr) => {
-        sqlx::query("UPDATE organizations SET slug = slug WHERE id = $1")
-            .bind($org)
-            .execute(&mut *$tx)
     };
 }

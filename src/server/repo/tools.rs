@@ -1,10 +1,13 @@
 //! Tools and their parameters. Every write is one transaction that first
 //! bumps the app's revision, guarded by the revision the editor was loaded
-//! at (so a stale save changes nothing), and ends by recording the revision.
+//! at (so a stale save changes nothing) and by the author's membership (so
+//! a removed member's save changes nothing), and ends by recording the
+//! revision.
 
 use super::{
     snapshots::{Snapshot, StoredTool},
     sql::is_unique_violation,
+    WriteError,
 };
 use crate::{
     domain::{
@@ -123,7 +126,7 @@ pub async fn save(
     tool: &Tool,
     author: &CurrentDeveloper,
     now_ms: i64,
-) -> Result<ToolWrite, sqlx::Error> {
+) -> Result<ToolWrite, WriteError> {
     let edit = ToolEdit::Save {
         original_id: original_id.map(str::to_owned),
         tool: Box::new(tool.clone()),
@@ -144,7 +147,7 @@ pub async fn save(
         None => Change::AddedTool(tool.id.clone()),
     };
     in_transaction!(db, tx => {
-        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, author, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
         let written = match original_id {
@@ -196,7 +199,7 @@ pub async fn save(
             Ok(Some(_)) => {}
             Ok(None) => return Ok(ToolWrite::NotFound),
             Err(error) if is_unique_violation(&error) => return Ok(ToolWrite::DuplicateId),
-            Err(error) => return Err(error),
+            Err(error) => return Err(error.into()),
         }
         let recorded = match after {
             Some(after) => after,
@@ -219,11 +222,11 @@ pub async fn delete(
     tool_id: &str,
     author: &CurrentDeveloper,
     now_ms: i64,
-) -> Result<ToolWrite, sqlx::Error> {
+) -> Result<ToolWrite, WriteError> {
     let edit = ToolEdit::Delete(tool_id.to_owned());
     let after = after_edit(db, app_id, expected_revision, &edit).await?;
     in_transaction!(db, tx => {
-        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, author, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
         let deleted = sqlx::query("DELETE FROM tools WHERE app_id = $1 AND tool_id = $2")
@@ -258,11 +261,11 @@ pub async fn move_tool(
     direction: MoveDirection,
     author: &CurrentDeveloper,
     now_ms: i64,
-) -> Result<ToolWrite, sqlx::Error> {
+) -> Result<ToolWrite, WriteError> {
     let edit = ToolEdit::Move(tool_id.to_owned(), direction);
     let after = after_edit(db, app_id, expected_revision, &edit).await?;
     in_transaction!(db, tx => {
-        let Some(revision) = bump_revision!(tx, app_id, expected_revision, now_ms).await? else {
+        let Some(revision) = bump_revision!(tx, app_id, expected_revision, author, now_ms).await? else {
             return Ok(ToolWrite::Stale);
         };
         let mut order: Vec<(i64, String, i64)> = sqlx::query_as(

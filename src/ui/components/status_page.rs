@@ -48,7 +48,7 @@ pub fn ErrorTemplate(errors: ArcRwSignal<Errors>) -> impl IntoView {
         .find_map(|(_, error)| error.downcast_ref::<AppError>().cloned())
         .unwrap_or(AppError::Internal);
     let title = match &error {
-        AppError::NotFound => "Not found",
+        AppError::NotFound | AppError::Gone(_) => "Not found",
         AppError::Unauthorized | AppError::InvalidCredentials => "Please log in",
         AppError::Forbidden => "Forbidden",
         AppError::NotAllowed(_) => "Not allowed",
