@@ -37,7 +37,7 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
 fi
 
 if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$CARGO_LEPTOS_VERSION" ]; then
-  say "installing cargo-leptos $CARGO_LEPTOS_VERSION (about 5 minutes on 2 cores, once)"
+  say "installing cargo-leptos $CARGO_LEPTOS_VERSION (4 to 6 minutes on 2 cores, once)"
   # --ignore-rust-version: one of its dependencies asks for a newer rustc than it needs.
   # --debug: an optimised cargo-leptos takes 12 minutes to compile on 2 cores and a
   # debug one 5, while a build takes as long with either (the time is rustc's and
@@ -46,7 +46,7 @@ if [ "$(cargo leptos --version 2>/dev/null | awk '{print $2}')" != "$CARGO_LEPTO
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ]; then
-  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (matches Cargo.lock; about 1 minute, once)"
+  say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (matches Cargo.lock; 1 to 1.5 minutes, once)"
   # Not --locked: its lockfile does not resolve here.
   # --debug: it compiles in 50 s instead of 108 s on 2 cores, and costs
   # 1.5 s more per build (2.0 s against 0.5 s on the release bundle), so a
