@@ -7,6 +7,7 @@ use crate::ui::{
         auth::{LoginPage, SignupPage},
         console_apps::AppsPage,
         export_page::ExportPage,
+        exports_guide::ExportsGuidePage,
         history_page::HistoryPage,
         import_page::ImportPage,
         invitation::InvitationPage,
@@ -153,6 +154,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=LandingPage/>
                     <Route path=path!("/signup") view=SignupPage/>
                     <Route path=path!("/login") view=LoginPage/>
+                    <Route path=path!("/docs/exports") view=ExportsGuidePage/>
                     // Console pages wait for their data before answering, so that
                     // the status (404 for someone else's app) is right and the
                     // page is complete without JavaScript.

@@ -27,3 +27,18 @@ test("the app page with its checks, and the export page", async ({ page }) => {
   await waitForHydration(page, "form[data-hydrated]");
   await page.screenshot({ path: path.join(out, "export-page.png"), fullPage: true });
 });
+
+test("the app page on a phone, 375 px wide", async ({ page }) => {
+  await page.setViewportSize({ width: 375, height: 800 });
+  await signUp(page);
+  const packageName = await createTodoApp(page);
+  await page.goto(`/console/apps/${packageName}`);
+  await waitForHydration(page, "section.tools[data-hydrated]");
+  // From the header to the end of the AI Tools: what a phone shows first.
+  const tools = (await page.locator("section.tools").boundingBox())!;
+  await page.screenshot({
+    path: path.join(out, "app-page-375.png"),
+    fullPage: true,
+    clip: { x: 0, y: 0, width: 375, height: tools.y + tools.height + 16 },
+  });
+});

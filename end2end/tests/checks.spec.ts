@@ -68,21 +68,32 @@ test.describe("hints and checks @js-only", () => {
     const packageName = await createTodoApp(page);
     await page.goto(`/console/apps/${packageName}`);
     const region = checks(page);
-    const finding = region.getByRole("listitem").filter({ hasText: "add_todo" }).filter({ hasText: "Destructive" }).first();
-    await expect(finding).toBeVisible();
+    // One line for the rule, a link for each tool it concerns.
+    const line = region.getByRole("listitem").filter({ hasText: "Set Destructive to Yes or No" });
+    await expect(line).toHaveCount(1);
+    await expect(line.getByRole("link", { name: "get_todos", exact: true })).toBeVisible();
     await expectNoSeriousA11yViolations(page);
 
-    await finding.getByRole("link").click();
+    await line.getByRole("link", { name: "add_todo", exact: true }).click();
     await expect(page).toHaveURL(/\?tool=add_todo&field=hints\.destructive/);
     await expect(editor(page)).toBeVisible();
     await expect(editor(page).getByLabel("Tool ID", { exact: true })).toHaveValue("add_todo");
     await expect(editor(page).getByLabel("Destructive", { exact: true })).toBeFocused();
 
-    // Deciding it takes the finding away, and the count beside "AI Tools" follows.
-    const before = await region.getByRole("listitem").count();
+    // Deciding it takes the tool off the line; the line stays for the other.
     await editor(page).getByLabel("Destructive", { exact: true }).selectOption("No");
     await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
     await expect(pageNotice(page)).toHaveText("Saved tool add_todo.");
+    await expect(line.getByRole("link", { name: "add_todo", exact: true })).toHaveCount(0);
+    await expect(line.getByRole("link", { name: "get_todos", exact: true })).toBeVisible();
+    // Deciding it for the other too takes the line away, and the count beside
+    // "AI Tools" follows.
+    const before = await region.getByRole("listitem").count();
+    await openTool(page, "get_todos");
+    await editor(page).getByLabel("Destructive", { exact: true }).selectOption("No");
+    await editor(page).getByRole("button", { name: "Save tool", exact: true }).click();
+    await expect(pageNotice(page)).toHaveText("Saved tool get_todos.");
+    await expect(line).toHaveCount(0);
     await expect(region.getByRole("listitem")).toHaveCount(before - 1);
     await expect(page.getByRole("link", { name: `${before - 1} findings`, exact: true })).toBeVisible();
     await expect(page.getByRole("heading", { name: "AI Tools", exact: true })).toBeVisible();

@@ -1,8 +1,9 @@
-import { test, expect, type Browser } from "@playwright/test";
+import { test, expect, type Browser, type Page } from "@playwright/test";
 import { expectNoSeriousA11yViolations, pageNotice } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, openAppInAnotherTab, uniquePackage } from "../fixtures/apps";
 import { addTool, editor, toolCard } from "../fixtures/tools";
+import { seedApp } from "../fixtures/seed";
 
 const STALE = "This app was changed elsewhere. Reload to see the latest version.";
 
@@ -192,11 +193,95 @@ test("the history lists every change and restoring the first revision brings it 
   await expect(page.getByLabel("Changes since this revision", { exact: true })).toContainText('+   "name": "Edited name"');
   await expectNoSeriousA11yViolations(page);
 
+  // Restore asks first: in a dialog with JavaScript, on the page without.
+  page.once("dialog", (dialog) => dialog.accept());
   await first.getByRole("button", { name: "Restore", exact: true }).click();
+  if (test.info().project.use.javaScriptEnabled === false) {
+    await page.getByRole("button", { name: "Yes, restore revision 1", exact: true }).click();
+  }
   await expect(pageNotice(page)).toContainText("Restored revision 1");
   await expect(revisions.getByRole("listitem")).toHaveCount(3);
   await expect(revisions.getByRole("listitem").nth(0)).toContainText("Restored revision 1");
 
   await page.getByRole("link", { name: "Back to the app", exact: true }).click();
   await expect(page.getByRole("form", { name: "App details", exact: true }).getByLabel("Name", { exact: true })).toHaveValue("Original name");
+});
+
+/** An app of three revisions: created, then two tools (one with allowed values). No "Added" or "Removed" in it. */
+async function tripPlanner(page: Page): Promise<string> {
+  await signUp(page);
+  const { packageName, revision } = await seedApp(page, {
+    name: "Trip Planner",
+    description: "Plans trips by train",
+    publicUrl: "https://trips.example.com",
+    tools: [
+      {
+        id: "plan_trip",
+        description: "Plan a trip between two stations",
+        phrases: "plan a trip, how do I get to",
+        parameters: [
+          { name: "destination", description: "Where to go", required: true },
+          { name: "travel_class", description: "Which class", allowedValues: "first, second" },
+          { name: "travellers", type: "number", description: "How many people travel" },
+        ],
+      },
+      { id: "cancel_trip", description: "Cancel a planned trip" },
+    ],
+  });
+  expect(revision).toBe(3);
+  return packageName;
+}
+
+test("only older revisions offer Restore, the diff has a legend, and the JSON speaks the export's keys", async ({ page }) => {
+  const packageName = await tripPlanner(page);
+  await page.goto(`/console/apps/${packageName}/history`);
+  const items = page.getByRole("region", { name: "Revisions", exact: true }).getByRole("listitem");
+  await expect(items).toHaveCount(3);
+  await expect(items.nth(0).getByRole("button", { name: "Restore", exact: true }), "the current revision has no Restore").toHaveCount(0);
+  for (const n of [1, 2]) {
+    await expect(items.nth(n).getByRole("button", { name: "Restore", exact: true }), `an older revision (item ${n + 1}) has Restore`).toHaveCount(1);
+  }
+
+  // Revision 1 compared with now: a legend says which side is which.
+  await page.goto(`/console/apps/${packageName}/history?revision=1`);
+  const diff = page.getByLabel("Changes since this revision", { exact: true });
+  await expect(diff).toBeVisible();
+  const view = page.getByRole("region").filter({ has: diff });
+  await expect(view.getByText(/Removed/).first(), "the diff's legend names the removed side").toBeVisible();
+  await expect(view.getByText(/Added/).first(), "the diff's legend names the added side").toBeVisible();
+
+  // The revision's JSON is in the export's words, not the database's.
+  await page.goto(`/console/apps/${packageName}/history?revision=2`);
+  const json = page.getByRole("textbox", { name: "Revision JSON", exact: true });
+  await expect(json).toContainText('"publicUrl"');
+  await expect(json).toContainText('"enum"');
+  for (const internal of ["public_url", "param_type", "enum_values"]) {
+    await expect(json, `the revision JSON does not show the internal key ${internal}`).not.toContainText(internal);
+  }
+  await expectNoSeriousA11yViolations(page);
+});
+
+test("Restore asks first: dismissed, nothing is restored; accepted, it is @js-only", async ({ page }) => {
+  const packageName = await tripPlanner(page);
+  await page.goto(`/console/apps/${packageName}/history`);
+  const items = page.getByRole("region", { name: "Revisions", exact: true }).getByRole("listitem");
+  await expect(items).toHaveCount(3);
+  const first = items.filter({ has: page.getByRole("heading", { name: /^Revision 1(\s*current)?$/ }) });
+
+  let asked = "";
+  page.once("dialog", (dialog) => {
+    asked = dialog.message();
+    void dialog.dismiss();
+  });
+  await first.getByRole("button", { name: "Restore", exact: true }).click();
+  await expect.poll(() => asked, { message: "Restore asks to confirm in a dialog" }).not.toBe("");
+  await page.waitForLoadState("load");
+  await expect(pageNotice(page)).not.toContainText("Restored revision");
+  await page.goto(`/console/apps/${packageName}/history`);
+  await expect(items, "dismissed, nothing was restored").toHaveCount(3);
+
+  page.once("dialog", (dialog) => void dialog.accept());
+  await first.getByRole("button", { name: "Restore", exact: true }).click();
+  await expect(pageNotice(page)).toContainText("Restored revision 1");
+  await expect(items).toHaveCount(4);
 });

@@ -6,7 +6,7 @@ use super::AppError;
 use crate::domain::org::Action;
 use crate::domain::{
     app::{AppDetails, AppSummary},
-    checks::Checks,
+    checks::CheckSummary,
     keys::ApiKeySummary,
     org::{OrgSummary, Role},
     tool::ToolSummary,
@@ -49,7 +49,7 @@ pub struct AppPage {
     /// At a glance: a whole tool is fetched when it is edited.
     pub tools: Vec<ToolSummary>,
     pub keys: Vec<ApiKeySummary>,
-    pub checks: Checks,
+    pub checks: CheckSummary,
     /// The role of the developer looking, in the app's organization.
     pub role: Role,
     /// Where an admin may move the app: the other organizations they are admin of.
@@ -61,14 +61,14 @@ pub struct AppPage {
 /// The readiness checks of one of the signed-in developer's apps, as it is
 /// now: the app page asks again after each change.
 #[server(prefix = "/api", endpoint = "apps/checks")]
-pub async fn get_checks(package_name: String) -> Result<Checks, AppError> {
+pub async fn get_checks(package_name: String) -> Result<CheckSummary, AppError> {
     use crate::{api::context, domain::checks, server::repo};
     let state = context::state()?;
     let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
     let config = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
-    Ok(checks::check(&config))
+    Ok(checks::check(&config).summary())
 }
 
 /// Everything the app's page shows, its Activity older than call
@@ -96,7 +96,7 @@ pub async fn get_app_page(
     } else {
         Vec::new()
     };
-    let checks = crate::domain::checks::check(&config).for_page();
+    let checks = crate::domain::checks::check(&config).summary();
     let keys = repo::api_keys::list_for_app(&state.db, app.id)
         .await
         .map_err(context::internal)?;

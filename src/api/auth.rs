@@ -8,6 +8,25 @@ use leptos::prelude::*;
 /// developer in and sends them to the console, or back to `next`.
 #[server(prefix = "/api", endpoint = "signup")]
 pub async fn signup(email: String, password: String, next: Option<String>) -> Result<(), AppError> {
+    let typed = crate::domain::FieldErrors::new().with_echo("email", email.clone());
+    sign_up(email, password, next)
+        .await
+        .map_err(|error| with_email_typed(error, typed))
+}
+
+/// A refused plain form (no JavaScript, drawn again from the error) keeps
+/// the email typed — never the password. Other callers get the error as it is.
+#[cfg(feature = "ssr")]
+fn with_email_typed(error: AppError, typed: crate::domain::FieldErrors) -> AppError {
+    if crate::api::context::is_plain_form_post() {
+        error.with_input(typed)
+    } else {
+        error
+    }
+}
+
+#[cfg(feature = "ssr")]
+async fn sign_up(email: String, password: String, next: Option<String>) -> Result<(), AppError> {
     use crate::{
         api::context,
         domain::{account::NewAccount, FieldErrors},
@@ -45,6 +64,14 @@ pub async fn signup(email: String, password: String, next: Option<String>) -> Re
 /// in about the same time; repeated failures are throttled before any hashing.
 #[server(prefix = "/api", endpoint = "login")]
 pub async fn login(email: String, password: String, next: Option<String>) -> Result<(), AppError> {
+    let typed = crate::domain::FieldErrors::new().with_echo("email", email.clone());
+    log_in(email, password, next)
+        .await
+        .map_err(|error| with_email_typed(error, typed))
+}
+
+#[cfg(feature = "ssr")]
+async fn log_in(email: String, password: String, next: Option<String>) -> Result<(), AppError> {
     use crate::{
         api::context,
         domain::{

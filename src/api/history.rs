@@ -60,12 +60,14 @@ pub async fn get_revision(package_name: String, revision: i64) -> Result<Revisio
 }
 
 /// Makes the app what it was at `revision`, as a new revision, if it is
-/// still at `current_revision`.
+/// still at `current_revision`. A plain form post without `confirmed=yes`
+/// (no JavaScript to ask) is sent to the page that asks first.
 #[server(prefix = "/api", endpoint = "history/restore")]
 pub async fn restore_revision(
     package_name: String,
     revision: i64,
     current_revision: i64,
+    #[server(default)] confirmed: String,
 ) -> Result<(), AppError> {
     use crate::{
         api::{apps::STALE_MESSAGE, context},
@@ -74,10 +76,23 @@ pub async fn restore_revision(
     };
     let state = context::state()?;
     let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
+    let history = format!(
+        "/console/apps/{}/history",
+        encode_component(&app.details.package_name)
+    );
+    if context::is_plain_form_post() && confirmed != "yes" {
+        leptos_axum::redirect(&format!("{history}?confirm_restore={revision}"));
+        return Ok(());
+    }
     let detail = repo::revisions::get(&state.db, app.id, revision)
         .await
         .map_err(context::internal)?
         .ok_or(AppError::NotFound)?;
+    if revision == current_revision {
+        return Err(AppError::Conflict(format!(
+            "Revision {revision} is the current one: the app already is as it was then."
+        )));
+    }
     let outcome = repo::revisions::replace(
         &state.db,
         app.id,
@@ -91,10 +106,7 @@ pub async fn restore_revision(
     match outcome {
         Revised::Applied(_) => {
             tracing::info!(developer = developer.id, package = %package_name, revision, "revision restored");
-            leptos_axum::redirect(&format!(
-                "/console/apps/{}/history?restored={revision}",
-                encode_component(&app.details.package_name)
-            ));
+            leptos_axum::redirect(&format!("{history}?restored={revision}"));
             Ok(())
         }
         Revised::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),

@@ -50,10 +50,16 @@ pub async fn preview_import(
     let current = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
-    let next = merge(&current, &imported);
+    let mut next = merge(&current, &imported);
+    // An app's package name is its own: the file's tools go into it.
+    let foreign_package = next.claim_package(&app.details.package_name);
+    let preview = ImportPreview {
+        foreign_package,
+        ..preview(&current, &next)
+    };
     Ok(ImportAnalysis::Valid {
         format: imported.format,
-        preview: preview(&current, &next),
+        preview,
         warnings: imported.warnings,
         revision: app.details.revision,
         tools: next.tools.len(),
@@ -91,7 +97,9 @@ pub async fn apply_import(
     let current = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
-    let next = merge(&current, &imported);
+    let mut next = merge(&current, &imported);
+    // An app's package name is its own: the file's tools go into it.
+    next.claim_package(&app.details.package_name);
     let change = Change::Imported {
         tools: next.tools.len(),
     };

@@ -329,11 +329,14 @@ pub async fn join_org(token: String) -> Result<(), AppError> {
             invitation.email, developer.email, invitation.email
         )));
     }
-    match repo::orgs::accept(&state.db, token, developer.id, &developer.email, now)
+    let slug = match repo::orgs::accept(&state.db, token, developer.id, &developer.email, now)
         .await
         .map_err(context::internal)?
     {
-        Some(slug) => tracing::info!(developer = developer.id, %slug, "joined an organization"),
+        Some(slug) => {
+            tracing::info!(developer = developer.id, %slug, "joined an organization");
+            slug
+        }
         // Used, cancelled or expired since it was read: say which.
         None => {
             let state_now = repo::orgs::invitation(&state.db, token, now_ms())
@@ -345,8 +348,12 @@ pub async fn join_org(token: String) -> Result<(), AppError> {
                 .unwrap_or("This invitation link no longer works.");
             return Err(AppError::Conflict(message.to_owned()));
         }
-    }
-    leptos_axum::redirect("/console/apps");
+    };
+    // The apps page says "You joined …" (the organization is the current one now).
+    leptos_axum::redirect(&format!(
+        "/console/apps?joined={}",
+        crate::domain::url::encode_component(&slug)
+    ));
     Ok(())
 }
 
@@ -383,11 +390,24 @@ pub async fn delete_org(slug: String, confirmation: String) -> Result<(), AppErr
 
 /// Moves app `package_name` to organization `to` — for an admin of both.
 #[server(prefix = "/api", endpoint = "apps/move")]
-pub async fn move_app(package_name: String, to: String) -> Result<(), AppError> {
+pub async fn move_app(
+    package_name: String,
+    to: String,
+    #[server(default)] confirmed: String,
+) -> Result<(), AppError> {
     use crate::{api::context, domain::url::encode_component, server::repo};
     let state = context::state()?;
     let (developer, app) = context::app_for(&state, &package_name, Action::MoveApp).await?;
     let (_, org, _) = context::org_for(&state, &to, Action::MoveApp).await?;
+    // A plain form post without JavaScript to ask: the app page asks first.
+    if context::is_plain_form_post() && confirmed != "yes" {
+        leptos_axum::redirect(&format!(
+            "/console/apps/{}?confirm_move={}#move-title",
+            encode_component(&app.details.package_name),
+            encode_component(&org.slug)
+        ));
+        return Ok(());
+    }
     repo::apps::move_to(
         &state.db,
         app.id,

@@ -7,7 +7,7 @@ use super::AppError;
 use crate::domain::org::Action;
 #[cfg(feature = "ssr")]
 use crate::domain::tool::ToolEdit;
-use crate::domain::tool::{MoveDirection, ToolAt, ToolDraft, ToolsState, ToolsWritten};
+use crate::domain::tool::{HintsRow, MoveDirection, ToolAt, ToolDraft, ToolsState, ToolsWritten};
 use leptos::{prelude::*, server_fn::codec::Json};
 
 /// The app's tools at a glance, and its revision.
@@ -127,6 +127,67 @@ pub async fn move_tool(
     )
     .await?;
     outcome(written, ToolEdit::Move(tool_id, direction))
+}
+
+/// "Hints of every tool": decides the four hints of each tool a row names,
+/// in one revision, if the app is still at `revision`. Answers the app's
+/// tools as they are then; a plain form post goes back to the app's page.
+#[server(prefix = "/api", endpoint = "tools/hints")]
+pub async fn save_hints(
+    package_name: String,
+    revision: i64,
+    #[server(default)] hints: Vec<HintsRow>,
+) -> Result<ToolsState, AppError> {
+    use crate::{
+        api::{apps::STALE_MESSAGE, context},
+        domain::{
+            revision::Change,
+            tool::{decide_hints, ToolSummary},
+            url::encode_component,
+        },
+        server::{clock::now_ms, repo, repo::apps::Revised},
+    };
+    let state = context::state()?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
+    if app.details.revision != revision {
+        return Err(AppError::Conflict(STALE_MESSAGE.to_owned()));
+    }
+    let mut config = (*repo::apps::load_config(&state.db, &app)
+        .await
+        .map_err(context::internal)?)
+    .clone();
+    let changed = decide_hints(&mut config.tools, &hints)?;
+    let count = changed.len();
+    let revision = if changed.is_empty() {
+        revision
+    } else {
+        let change = Change::DecidedHints(changed);
+        match repo::revisions::replace(
+            &state.db,
+            app.id,
+            revision,
+            &config,
+            change,
+            &developer,
+            now_ms(),
+        )
+        .await?
+        {
+            Revised::Applied(revision) => revision,
+            Revised::Stale => return Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
+        }
+    };
+    tracing::info!(developer = developer.id, package = %package_name, tools = count, "hints decided");
+    if context::is_plain_form_post() {
+        leptos_axum::redirect(&format!(
+            "/console/apps/{}?hints={count}#checks",
+            encode_component(&app.details.package_name)
+        ));
+    }
+    Ok(ToolsState {
+        revision,
+        tools: config.tools.iter().map(ToolSummary::of).collect(),
+    })
 }
 
 #[cfg(feature = "ssr")]

@@ -62,10 +62,70 @@ impl Severity {
     }
 }
 
+/// The rule a finding breaks. The page shows one line per rule, naming
+/// every tool it concerns, rather than a line per tool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Rule {
+    NoTools,
+    AppDescription,
+    OpenaiToolCount,
+    DescriptionRoutes,
+    PhrasesPresent,
+    PhrasesDistinct,
+    PhrasesFit,
+    TitleSet,
+    HintReadOnly,
+    HintDestructive,
+    HintIdempotent,
+    HintOpenWorld,
+    HintsAgree,
+    SingleValueEnum,
+    StrictOptional,
+}
+
+impl Rule {
+    /// What to do, said once for every tool the rule concerns — for the
+    /// rules whose findings name the tool or its values in their own
+    /// sentence. `None`: every finding of the rule says the same, and that
+    /// sentence is the line's.
+    fn advice(self) -> Option<&'static str> {
+        match self {
+            Rule::DescriptionRoutes => Some("Say in at least five words what each of these tools does and when to use it, beyond its ID: the assistant picks a tool by its Description."),
+            Rule::PhrasesDistinct => Some("Give each activation phrase to one tool only: when one tool's phrase is or contains another's, the assistant cannot tell the two apart."),
+            Rule::SingleValueEnum => Some("A parameter with one allowed value is a constant: remove it and let the app use the value, or add the other Allowed values."),
+            Rule::StrictOptional => Some("If you export with Strict mode, have the app treat null for an optional parameter as not given: OpenAI then makes every parameter required and sends null for an optional one."),
+            _ => None,
+        }
+    }
+
+    fn of_hint(kind: HintKind) -> Rule {
+        match kind {
+            HintKind::ReadOnly => Rule::HintReadOnly,
+            HintKind::Destructive => Rule::HintDestructive,
+            HintKind::Idempotent => Rule::HintIdempotent,
+            HintKind::OpenWorld => Rule::HintOpenWorld,
+        }
+    }
+
+    /// Whether deciding hints fixes it (the "Hints of every tool" form).
+    pub fn is_about_hints(self) -> bool {
+        matches!(
+            self,
+            Rule::HintReadOnly
+                | Rule::HintDestructive
+                | Rule::HintIdempotent
+                | Rule::HintOpenWorld
+                | Rule::HintsAgree
+        )
+    }
+}
+
 /// One thing to do, for the consumers it concerns, at a field's path
 /// (`tools[0].hints.destructive`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
+    pub rule: Rule,
     pub severity: Severity,
     pub consumers: Vec<Format>,
     pub path: String,
@@ -81,35 +141,86 @@ pub struct Finding {
 pub struct Checks {
     pub findings: Vec<Finding>,
     pub ready: Vec<(Format, bool)>,
-    /// Findings left out of `findings` by [`Checks::for_page`].
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub more: usize,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
+/// Where a rule applies: a tool's field (or the app's), and, for a rule
+/// whose findings each say something of their own, what this one says.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Place {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
-/// How many findings the app page lists. An app of a hundred tools that
-/// decided none of their hints has six hundred: a list nobody reads, and a
-/// page many times heavier than its tools. The first ones say what to fix;
-/// the rest follow as they are fixed, and the checks API lists them all.
-pub const PAGE_FINDINGS: usize = 25;
+/// One line of the page's checks: a rule, what to do, and every place it
+/// concerns.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FindingGroup {
+    pub rule: Rule,
+    pub severity: Severity,
+    pub consumers: Vec<Format>,
+    pub message: String,
+    pub places: Vec<Place>,
+}
 
-impl Checks {
-    /// The checks as the app page shows them: the first [`PAGE_FINDINGS`]
-    /// findings, and how many more there are. Readiness stays that of all.
-    pub fn for_page(mut self) -> Checks {
-        if self.findings.len() > PAGE_FINDINGS {
-            self.more += self.findings.len() - PAGE_FINDINGS;
-            self.findings.truncate(PAGE_FINDINGS);
-        }
-        self
+/// The checks as the pages show them: a line per rule, blockers first,
+/// and each format's readiness.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckSummary {
+    pub groups: Vec<FindingGroup>,
+    pub ready: Vec<(Format, bool)>,
+}
+
+impl CheckSummary {
+    /// How many lines there are.
+    pub fn count(&self) -> usize {
+        self.groups.len()
     }
 
-    /// How many findings there are, shown or not.
-    pub fn count(&self) -> usize {
-        self.findings.len() + self.more
+    /// The lines that keep `format` from being ready.
+    pub fn blockers_for(&self, format: Format) -> impl Iterator<Item = &FindingGroup> + '_ {
+        self.groups
+            .iter()
+            .filter(move |g| g.severity == Severity::Blocker && g.consumers.contains(&format))
+    }
+}
+
+impl Checks {
+    /// The findings grouped by rule, in order of severity, then of the
+    /// rule's first finding.
+    pub fn summary(&self) -> CheckSummary {
+        let mut groups: Vec<FindingGroup> = Vec::new();
+        for finding in &self.findings {
+            let general = finding.rule.advice();
+            let place = Place {
+                tool: finding.tool.clone(),
+                path: finding.path.clone(),
+                detail: general.map(|_| finding.message.clone()),
+            };
+            match groups.iter_mut().find(|g| g.rule == finding.rule) {
+                Some(group) => group.places.push(place),
+                None => groups.push(FindingGroup {
+                    rule: finding.rule,
+                    severity: finding.severity,
+                    consumers: finding.consumers.clone(),
+                    message: general.map_or_else(|| finding.message.clone(), str::to_owned),
+                    places: vec![place],
+                }),
+            }
+        }
+        let rank = |severity: Severity| match severity {
+            Severity::Blocker => 0,
+            Severity::Warning => 1,
+            Severity::Advice => 2,
+        };
+        // Stable: within a severity, the order the findings came in.
+        groups.sort_by_key(|g| rank(g.severity));
+        CheckSummary {
+            groups,
+            ready: self.ready.clone(),
+        }
     }
 
     /// A format is ready when no blocker concerns it.
@@ -150,6 +261,7 @@ impl Checks {
 /// Every finding about `app`, and each format's readiness.
 pub fn check(app: &AppConfig) -> Checks {
     let mut findings = Vec::new();
+    no_tools(app, &mut findings);
     app_description(app, &mut findings);
     openai_tool_count(app, &mut findings);
     // Each phrase's words once, not once per pair of tools compared.
@@ -190,7 +302,6 @@ pub fn check(app: &AppConfig) -> Checks {
     let mut checks = Checks {
         findings,
         ready: Vec::new(),
-        more: 0,
     };
     checks.ready = Format::ALL
         .into_iter()
@@ -200,12 +311,14 @@ pub fn check(app: &AppConfig) -> Checks {
 }
 
 fn finding(
+    rule: Rule,
     severity: Severity,
     consumers: &[Format],
     path: impl Into<String>,
     message: impl Into<String>,
 ) -> Finding {
     Finding {
+        rule,
         severity,
         consumers: consumers.to_vec(),
         path: path.into(),
@@ -214,10 +327,25 @@ fn finding(
     }
 }
 
+/// An app without tools gives an assistant nothing to call: no export of
+/// it is worth making yet.
+fn no_tools(app: &AppConfig, out: &mut Vec<Finding>) {
+    if app.tools.is_empty() {
+        out.push(finding(
+            Rule::NoTools,
+            Severity::Blocker,
+            EVERY,
+            "tools",
+            "This app has no tools yet: add one with “Add tool”, or import a config file. An export without tools gives an assistant nothing to call.",
+        ));
+    }
+}
+
 /// An empty app description tells the people installing the app nothing.
 fn app_description(app: &AppConfig, out: &mut Vec<Finding>) {
     if app.description.trim().is_empty() {
         out.push(finding(
+            Rule::AppDescription,
             Severity::Advice,
             MENTRA,
             "description",
@@ -231,6 +359,7 @@ fn openai_tool_count(app: &AppConfig, out: &mut Vec<Finding>) {
     let count = app.tools.len();
     if count > OPENAI_TOOLS_MAX {
         out.push(finding(
+            Rule::OpenaiToolCount,
             Severity::Blocker,
             OPENAI,
             "tools",
@@ -251,6 +380,7 @@ fn description_routes(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
         return;
     };
     out.push(finding(
+        Rule::DescriptionRoutes,
         Severity::Warning,
         EVERY,
         format!("{at}.description"),
@@ -263,6 +393,7 @@ fn description_routes(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
 fn phrases_present(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
     if tool.activation_phrases.is_empty() {
         out.push(finding(
+            Rule::PhrasesPresent,
             Severity::Advice,
             MENTRA,
             format!("{at}.activationPhrases"),
@@ -302,6 +433,7 @@ fn phrases_distinct(
             format!("Change the activation phrase “{phrase}” of {} or “{theirs}” of {}: one contains the other, so the assistant cannot tell the two tools apart.", tool.id, other.id)
         };
         out.push(finding(
+            Rule::PhrasesDistinct,
             Severity::Warning,
             MENTRA,
             format!("{at}.activationPhrases"),
@@ -325,6 +457,7 @@ fn phrases_fit(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
     let with_all = llm_description(&tool.description, &tool.activation_phrases, options);
     if with_all == llm_description(&tool.description, all_but_last, options) {
         out.push(finding(
+            Rule::PhrasesFit,
             Severity::Advice,
             LLM,
             format!("{at}.activationPhrases"),
@@ -339,6 +472,7 @@ fn title_set(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
     let titled = tool.title.as_deref().is_some_and(|t| !t.trim().is_empty());
     if !titled {
         out.push(finding(
+            Rule::TitleSet,
             Severity::Warning,
             MCP,
             format!("{at}.title"),
@@ -367,6 +501,7 @@ fn hints_set(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
             HintKind::OpenWorld => (Severity::Blocker, "Set Open world to Yes or No: MCP clients take a tool without it as one that reaches beyond the app, and ChatGPT's app review refuses it."),
         };
         out.push(finding(
+            Rule::of_hint(kind),
             severity,
             MCP,
             format!("{at}.hints.{}", kind.key()),
@@ -380,6 +515,7 @@ fn hints_set(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
 fn hints_agree(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
     if tool.hints.read_only == Some(true) && tool.hints.destructive == Some(true) {
         out.push(finding(
+            Rule::HintsAgree,
             Severity::Warning,
             MCP,
             format!("{at}.hints.destructive"),
@@ -396,6 +532,7 @@ fn single_value_enums(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
             (parameter.enum_values.as_slice(), parameter.param_type)
         {
             out.push(finding(
+                Rule::SingleValueEnum,
                 Severity::Advice,
                 EVERY,
                 format!("{at}.parameters.{}.enum", parameter.name),
@@ -428,6 +565,7 @@ fn strict_optional(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
         .collect::<Vec<_>>()
         .join(", ");
     out.push(finding(
+        Rule::StrictOptional,
         Severity::Advice,
         OPENAI,
         format!("{at}.parameters.{first}.required"),

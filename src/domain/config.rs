@@ -13,8 +13,9 @@ pub struct AppConfig {
     pub description: String,
     pub version: String,
     pub public_url: String,
-    /// A legacy Mentra `settings` array, kept verbatim from an import and
-    /// given back by the `mentra` export (the console does not edit it).
+    /// A Mentra `settings` array (the app's settings for its users), kept
+    /// verbatim from an import and given back by the `mentra` export (the
+    /// console does not edit it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<serde_json::Value>,
     /// The imported file's other app keys the console does not edit
@@ -22,6 +23,29 @@ pub struct AppConfig {
     #[serde(default, skip_serializing_if = "KeptKeys::is_empty")]
     pub extra: KeptKeys,
     pub tools: Vec<Tool>,
+}
+
+/// The key under which a Mentra file names the package it was made for.
+/// The console does not write it, but gives back a file's: always with the
+/// app's own package name, which never changes.
+pub const PACKAGE_NAME_KEY: &str = "packageName";
+
+impl AppConfig {
+    /// Makes the kept `packageName` (if the file had one) the app's own,
+    /// `package`. Gives the one it replaced, when the file was made for
+    /// another package.
+    pub fn claim_package(&mut self, package: &str) -> Option<String> {
+        let kept = self.extra.get_mut(PACKAGE_NAME_KEY)?;
+        if kept.as_str() == Some(package) {
+            return None;
+        }
+        let theirs = match &*kept {
+            serde_json::Value::String(name) => name.clone(),
+            other => other.to_string(),
+        };
+        *kept = serde_json::Value::String(package.to_owned());
+        Some(theirs)
+    }
 }
 
 /// The keys of a Mentra `app_config.json` that the console edits or
@@ -94,5 +118,35 @@ mod fields_tests {
         ] {
             assert!(!changed.has_fields_of(&details), "{changed:?}");
         }
+    }
+
+    #[test]
+    fn a_kept_package_name_is_always_the_apps_own() {
+        let mut config = AppConfig::default();
+        // A file without one: nothing to claim, and none is added.
+        assert_eq!(config.claim_package("com.example.empty"), None);
+        assert!(config.extra.is_empty());
+
+        config.extra.insert(
+            PACKAGE_NAME_KEY.into(),
+            serde_json::json!("com.someone.else"),
+        );
+        assert_eq!(
+            config.claim_package("com.example.empty").as_deref(),
+            Some("com.someone.else")
+        );
+        assert_eq!(
+            config.extra.get(PACKAGE_NAME_KEY),
+            Some(&serde_json::json!("com.example.empty"))
+        );
+        // Already the app's own: nothing to say.
+        assert_eq!(config.claim_package("com.example.empty"), None);
+        // The Mentra export gives it back, with the app's name.
+        let exported = crate::domain::export::render(
+            &config,
+            crate::domain::export::Format::Mentra,
+            Default::default(),
+        );
+        assert_eq!(exported[PACKAGE_NAME_KEY], "com.example.empty");
     }
 }

@@ -54,6 +54,11 @@ pub enum AppError {
     /// The request never got a proper answer (network, decoding).
     #[error("Could not reach the server ({0}). Please try again.")]
     Transport(String),
+    /// Any other refusal of a plain form post, with what was posted, so
+    /// that the form drawn again keeps what was typed ("Invalid email or
+    /// password" with the email). Made by [`AppError::with_input`].
+    #[error("{0}")]
+    WithInput(Box<AppError>, FieldErrors),
 }
 
 impl AppError {
@@ -68,6 +73,7 @@ impl AppError {
             AppError::TooManyRequests(_) => 429,
             AppError::Internal => 500,
             AppError::Transport(_) => 502,
+            AppError::WithInput(error, _) => error.status(),
         }
     }
 
@@ -75,22 +81,49 @@ impl AppError {
     pub fn field_errors(&self) -> Option<&FieldErrors> {
         match self {
             AppError::Validation(errors) => Some(errors),
+            AppError::WithInput(error, _) => error.field_errors(),
             _ => None,
         }
     }
 
-    /// What a plain form post sent, echoed back with its error (invalid
-    /// or stale input), for the form drawn again to show.
+    /// What a plain form post sent, echoed back with its error, for the
+    /// form drawn again to show.
     pub fn echoed_input(&self) -> Option<&FieldErrors> {
         match self {
-            AppError::Validation(echo) | AppError::StaleForm(_, echo) => Some(echo),
+            AppError::Validation(echo)
+            | AppError::StaleForm(_, echo)
+            | AppError::WithInput(_, echo) => Some(echo),
             _ => None,
+        }
+    }
+
+    /// This error, carrying what was posted (`input`'s echoed values; a
+    /// password is never among them).
+    pub fn with_input(self, input: FieldErrors) -> AppError {
+        match self {
+            AppError::Validation(mut errors) => {
+                errors.echo_from(&input);
+                AppError::Validation(errors)
+            }
+            AppError::StaleForm(message, mut echo) => {
+                echo.echo_from(&input);
+                AppError::StaleForm(message, echo)
+            }
+            AppError::WithInput(error, mut echo) => {
+                echo.echo_from(&input);
+                AppError::WithInput(error, echo)
+            }
+            other => AppError::WithInput(Box::new(other), input),
         }
     }
 
     /// A save based on stale data: the page offers to reload.
     pub fn is_conflict(&self) -> bool {
-        matches!(self, AppError::Conflict(_) | AppError::StaleForm(..))
+        match self {
+            AppError::Conflict(_) | AppError::StaleForm(..) => true,
+            AppError::WithInput(error, _) => error.is_conflict(),
+            _ => false,
+        }
     }
 }
 
@@ -130,6 +163,29 @@ mod tests {
         assert_eq!(serde_json::from_str::<AppError>(&json).unwrap(), stale);
         assert!(!AppError::NotFound.is_conflict());
         assert!(AppError::Conflict("x".into()).echoed_input().is_none());
+    }
+
+    #[test]
+    fn any_refusal_can_carry_what_was_posted() {
+        let input = FieldErrors::new().with_echo("email", "dev@example.com");
+        let refused = AppError::InvalidCredentials.with_input(input.clone());
+        assert_eq!(refused.to_string(), "Invalid email or password");
+        assert_eq!(refused.status(), 401);
+        assert!(!refused.is_conflict() && refused.field_errors().is_none());
+        assert_eq!(
+            refused.echoed_input().and_then(|e| e.echoed("email")),
+            Some("dev@example.com")
+        );
+        let json = serde_json::to_string(&refused).unwrap();
+        assert_eq!(serde_json::from_str::<AppError>(&json).unwrap(), refused);
+
+        // Invalid input keeps its field messages and gains the echo.
+        let invalid = AppError::from(FieldErrors::single("email", "Enter an email address."))
+            .with_input(input);
+        assert_eq!(invalid.status(), 422);
+        let errors = invalid.field_errors().expect("still field errors");
+        assert_eq!(errors.first("email"), Some("Enter an email address."));
+        assert_eq!(errors.echoed("email"), Some("dev@example.com"));
     }
 
     #[test]

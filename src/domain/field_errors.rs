@@ -78,6 +78,13 @@ impl FieldErrors {
         self
     }
 
+    /// Takes the echoed values of `other` (its messages are not taken).
+    pub fn echo_from(&mut self, other: &FieldErrors) {
+        for (field, value) in &other.echo {
+            self.echo.insert(field.clone(), value.clone());
+        }
+    }
+
     /// What was submitted for `field`, if echoed.
     pub fn echoed(&self, field: &str) -> Option<&str> {
         self.echo.get(field).map(String::as_str)

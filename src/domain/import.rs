@@ -834,6 +834,10 @@ pub struct ImportPreview {
     pub settings_changed: bool,
     /// The app keys kept from a file (not edited here) that would change.
     pub kept_changed: Vec<String>,
+    /// The package the file was made for, when it names another than the
+    /// app's (its tools go into the app all the same).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_package: Option<String>,
 }
 
 impl ImportPreview {

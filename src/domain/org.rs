@@ -136,6 +136,8 @@ pub fn allow_at_write(found: &Standing, action: Action) -> Result<Role, crate::d
 
 /// The organization's name: 1 to 100 characters after trimming.
 pub const ORG_NAME_MAX: usize = 100;
+/// The name of the organization each developer gets with their account.
+pub const PERSONAL: &str = "Personal";
 
 pub fn check_org_name(name: &str) -> Result<String, &'static str> {
     let name = name.trim();

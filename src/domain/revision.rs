@@ -19,6 +19,8 @@ pub enum Change {
         tools: usize,
     },
     Restored(i64),
+    /// "Hints of every tool" decided the hints of these tools.
+    DecidedHints(Vec<String>),
 }
 
 impl Change {
@@ -44,6 +46,7 @@ impl Change {
             Change::Imported { tools: 1 } => "Imported 1 tool".to_owned(),
             Change::Imported { tools } => format!("Imported {tools} tools"),
             Change::Restored(revision) => format!("Restored revision {revision}"),
+            Change::DecidedHints(tools) => format!("Decided the hints of {}", tools.join(", ")),
         }
     }
 }
@@ -64,9 +67,11 @@ pub struct RevisionDetail {
     pub config: AppConfig,
 }
 
-/// The text a revision is shown and compared as: its canonical JSON.
+/// The text a revision is shown and compared as: the `mentra` export with
+/// every other field the console keeps, in the exports' names.
 pub fn snapshot_text(config: &AppConfig) -> String {
-    crate::domain::export::to_text(&serde_json::to_value(config).unwrap_or_default())
+    use crate::domain::export::{to_text, whole_config};
+    to_text(&whole_config(config))
 }
 
 #[cfg(test)]
@@ -108,5 +113,45 @@ mod tests {
         assert_eq!(Change::Imported { tools: 2 }.summary(), "Imported 2 tools");
         assert_eq!(Change::Imported { tools: 1 }.summary(), "Imported 1 tool");
         assert_eq!(Change::Restored(7).summary(), "Restored revision 7");
+        assert_eq!(
+            Change::DecidedHints(vec!["add_todo".into(), "get_todos".into()]).summary(),
+            "Decided the hints of add_todo, get_todos"
+        );
+    }
+
+    #[test]
+    fn a_revision_reads_in_the_exports_names_with_every_field_kept() {
+        use crate::domain::tool::ToolHints;
+        let mut app = crate::domain::export::tests::todo_app();
+        app.tools[0].title = Some("Add a to-do".into());
+        app.tools[0].max_calls = Some(3);
+        app.tools[0].hints = ToolHints {
+            read_only: Some(false),
+            destructive: Some(false),
+            ..ToolHints::default()
+        };
+        let text = snapshot_text(&app);
+        for name in [
+            "\"publicUrl\"",
+            "\"activationPhrases\"",
+            "\"type\": \"string\"",
+            "\"title\": \"Add a to-do\"",
+            "\"maxCalls\": 3",
+            "\"readOnlyHint\": false",
+            "\"destructiveHint\": false",
+        ] {
+            assert!(text.contains(name), "{name} in {text}");
+        }
+        for internal in [
+            "public_url",
+            "param_type",
+            "enum_values",
+            "activation_phrases",
+            "max_calls",
+        ] {
+            assert!(!text.contains(internal), "{internal} in {text}");
+        }
+        // A hint not decided is not written.
+        assert!(!text.contains("idempotentHint"), "{text}");
     }
 }

@@ -87,8 +87,9 @@ pub struct ToolAt {
 /// first activation phrases.
 ///
 /// As JSON it is an array, `[id, description, parameters, phrases,
-/// phrase_count]`: the app page carries every tool's summary to its island
-/// in an attribute, where the keys would be repeated for every tool.
+/// phrase_count, hints]` (the hints as four letters, `y`, `n` or `-`): the
+/// app page carries every tool's summary to its island in an attribute,
+/// where the keys would be repeated for every tool.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ToolSummary {
     pub id: String,
@@ -99,9 +100,39 @@ pub struct ToolSummary {
     pub phrases: Vec<String>,
     /// How many activation phrases there are in all.
     pub phrase_count: usize,
+    /// Its hints (for "Hints of every tool").
+    pub hints: ToolHints,
 }
 
-type SummaryFields = (String, String, usize, Vec<String>, usize);
+type SummaryFields = (String, String, usize, Vec<String>, usize, String);
+
+/// The hints as four letters in [`HintKind::ALL`] order: `y` yes, `n` no,
+/// `-` not set.
+fn hint_letters(hints: &ToolHints) -> String {
+    HintKind::ALL
+        .into_iter()
+        .map(|kind| match hints.get(kind) {
+            Some(true) => 'y',
+            Some(false) => 'n',
+            None => '-',
+        })
+        .collect()
+}
+
+fn hints_of_letters(letters: &str) -> ToolHints {
+    let mut hints = ToolHints::default();
+    for (kind, letter) in HintKind::ALL.into_iter().zip(letters.chars()) {
+        hints.set(
+            kind,
+            match letter {
+                'y' => Some(true),
+                'n' => Some(false),
+                _ => None,
+            },
+        );
+    }
+    hints
+}
 
 impl Serialize for ToolSummary {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -111,6 +142,7 @@ impl Serialize for ToolSummary {
             self.parameters,
             &self.phrases,
             self.phrase_count,
+            hint_letters(&self.hints),
         )
             .serialize(serializer)
     }
@@ -118,7 +150,7 @@ impl Serialize for ToolSummary {
 
 impl<'de> Deserialize<'de> for ToolSummary {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let (id, description, parameters, phrases, phrase_count) =
+        let (id, description, parameters, phrases, phrase_count, hints) =
             SummaryFields::deserialize(deserializer)?;
         Ok(ToolSummary {
             id,
@@ -126,6 +158,7 @@ impl<'de> Deserialize<'de> for ToolSummary {
             parameters,
             phrases,
             phrase_count,
+            hints: hints_of_letters(&hints),
         })
     }
 }
@@ -145,6 +178,7 @@ impl ToolSummary {
                 .cloned()
                 .collect(),
             phrase_count: tool.activation_phrases.len(),
+            hints: tool.hints,
         }
     }
 
@@ -358,6 +392,92 @@ pub fn hint_word(value: Option<bool>) -> &'static str {
         Some(true) => "yes",
         Some(false) => "no",
     }
+}
+
+/// One row of "Hints of every tool": a tool's four hints as its selects
+/// hold them ("", "yes", "no").
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HintsRow {
+    pub tool_id: String,
+    #[serde(default)]
+    pub read_only: String,
+    #[serde(default)]
+    pub destructive: String,
+    #[serde(default)]
+    pub idempotent: String,
+    #[serde(default)]
+    pub open_world: String,
+}
+
+impl HintsRow {
+    /// The row's form field for `kind`: `read_only`, `open_world`, ….
+    pub fn field(kind: HintKind) -> &'static str {
+        match kind {
+            HintKind::ReadOnly => "read_only",
+            HintKind::Destructive => "destructive",
+            HintKind::Idempotent => "idempotent",
+            HintKind::OpenWorld => "open_world",
+        }
+    }
+
+    fn value(&self, kind: HintKind) -> &str {
+        match kind {
+            HintKind::ReadOnly => &self.read_only,
+            HintKind::Destructive => &self.destructive,
+            HintKind::Idempotent => &self.idempotent,
+            HintKind::OpenWorld => &self.open_world,
+        }
+    }
+}
+
+/// Decides the hints of the tools the rows name, all or nothing. Every row
+/// must name a tool of `tools`, once, and hold only "", "yes" or "no"
+/// (errors keyed `hints[N].read_only`, …). Gives the ids of the tools whose
+/// hints changed, in the app's order.
+pub fn decide_hints(tools: &mut [Tool], rows: &[HintsRow]) -> Result<Vec<String>, FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let mut decided: Vec<(usize, ToolHints)> = Vec::with_capacity(rows.len());
+    for (n, row) in rows.iter().enumerate() {
+        let Some(index) = tools.iter().position(|t| t.id == row.tool_id) else {
+            errors.add(
+                format!("hints[{n}].tool_id"),
+                format!("This app has no tool {} (any more).", row.tool_id),
+            );
+            continue;
+        };
+        if decided.iter().any(|(i, _)| *i == index) {
+            errors.add(
+                format!("hints[{n}].tool_id"),
+                format!("{} is named twice.", row.tool_id),
+            );
+            continue;
+        }
+        let mut hints = ToolHints::default();
+        for kind in HintKind::ALL {
+            match row.value(kind) {
+                "" => {}
+                "yes" => hints.set(kind, Some(true)),
+                "no" => hints.set(kind, Some(false)),
+                _ => errors.add(
+                    format!("hints[{n}].{}", HintsRow::field(kind)),
+                    format!("{} must be Not set, Yes or No.", kind.label()),
+                ),
+            }
+        }
+        decided.push((index, hints));
+    }
+    errors.into_result()?;
+    decided.sort_by_key(|(index, _)| *index);
+    let mut changed = Vec::new();
+    for (index, hints) in decided {
+        if let Some(tool) = tools.get_mut(index) {
+            if tool.hints != hints {
+                tool.hints = hints;
+                changed.push(tool.id.clone());
+            }
+        }
+    }
+    Ok(changed)
 }
 
 /// A hint's value as the editor's select holds it ("", "yes", "no") back

@@ -39,6 +39,42 @@ pub fn after_login_target(next: Option<&str>) -> String {
     }
 }
 
+/// The query keys a plain form post's error is sent back to its page
+/// under (by `server_fn`, appended to the page's address).
+const FORM_ERROR_KEYS: [&str; 2] = ["__path", "__err"];
+
+/// `page` without the error an earlier refused form post left in its query:
+/// a page refused twice then says only the latest error, once.
+/// `None` when there is nothing to take out.
+pub fn without_form_error(page: &str) -> Option<String> {
+    let (before, query) = page.split_once('?')?;
+    let (query, fragment) = match query.split_once('#') {
+        Some((query, fragment)) => (query, Some(fragment)),
+        None => (query, None),
+    };
+    let is_error = |pair: &&str| {
+        let key = pair.split_once('=').map_or(*pair, |(key, _)| key);
+        FORM_ERROR_KEYS.contains(&key)
+    };
+    if !query.split('&').any(|pair| is_error(&pair)) {
+        return None;
+    }
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !is_error(pair))
+        .collect();
+    let mut out = before.to_owned();
+    if !kept.is_empty() {
+        out.push('?');
+        out.push_str(&kept.join("&"));
+    }
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    Some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +130,26 @@ mod tests {
         ] {
             assert_eq!(after_login_target(Some(next)), "/console/apps", "{next:?}");
         }
+    }
+
+    #[test]
+    fn an_earlier_form_error_is_taken_out_of_the_page_address() {
+        assert_eq!(
+            without_form_error(
+                "http://h/login?__path=%2Fapi%2Flogin&__err=x&__path=%2Fapi%2Flogin&__err=y"
+            )
+            .as_deref(),
+            Some("http://h/login")
+        );
+        assert_eq!(
+            without_form_error("http://h/login?next=%2Finvitations%2Fabc&__path=p&__err=e#main")
+                .as_deref(),
+            Some("http://h/login?next=%2Finvitations%2Fabc#main")
+        );
+        // Nothing to take out: left as it is.
+        assert_eq!(without_form_error("http://h/login?next=%2Fconsole"), None);
+        assert_eq!(without_form_error("http://h/login"), None);
+        // A key that only starts like one is kept.
+        assert_eq!(without_form_error("http://h/x?__errata=1"), None);
     }
 }

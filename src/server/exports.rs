@@ -28,7 +28,14 @@ pub async fn rendered(
     if let Some(hit) = state.exports.get(&key) {
         return Ok(hit);
     }
-    let config = repo::apps::load_config(&state.db, app).await?;
+    let mut config = repo::apps::load_config(&state.db, app).await?;
+    // The exports name the app's own package, whatever a file said once.
+    if config
+        .extra
+        .contains_key(crate::domain::config::PACKAGE_NAME_KEY)
+    {
+        std::sync::Arc::make_mut(&mut config).claim_package(&app.details.package_name);
+    }
     let text = Bytes::from(render_text(&config, format, options));
     state.exports.put(key, text.clone());
     Ok(text)

@@ -42,18 +42,6 @@ pub fn page_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'stati
     }
 }
 
-/// `docs/exports.md`, which the export page and the checks link to: what
-/// each format does with each field.
-async fn exports_doc() -> impl axum::response::IntoResponse {
-    (
-        [(
-            axum::http::header::CONTENT_TYPE,
-            "text/plain; charset=utf-8",
-        )],
-        include_str!("../../docs/exports.md"),
-    )
-}
-
 /// The console's routes — `/healthz`, the export downloads and API, and
 /// `pages` (the Leptos pages and server functions, mounted by `app.rs`) —
 /// in the layers every request goes through.
@@ -68,7 +56,6 @@ pub fn router(state: AppState, pages: Router<AppState>) -> Router {
     Router::new()
         .merge(mcp)
         .route("/healthz", get(healthz))
-        .route("/docs/exports", get(exports_doc))
         .route(
             "/api/v1/apps/{package_name}/config",
             get(exports::api_config),
@@ -85,6 +72,7 @@ pub fn router(state: AppState, pages: Router<AppState>) -> Router {
         // Layers run outside-in in the reverse of this order: logging, headers,
         // the cross-site check, the session, who is asking, the console guard.
         .layer(middleware::from_fn(server_fn_error_status))
+        .layer(middleware::from_fn(forget_earlier_form_error))
         .layer(middleware::from_fn(auth::require_developer_for_console))
         .layer(middleware::from_fn_with_state(
             state.clone(),
@@ -156,12 +144,36 @@ async fn server_fn_error_status(
     Response::from_parts(parts, axum::body::Body::from(bytes))
 }
 
+/// A refused plain form post is sent back to the page it came from (its
+/// `Referer`) with the error added to the address. A page refused before
+/// already has one there: it is taken out first, so the page says the
+/// latest error, and its address does not grow with each try.
+async fn forget_earlier_form_error(
+    mut request: axum::extract::Request,
+    next: middleware::Next,
+) -> Response {
+    if request.method() == axum::http::Method::POST && request.uri().path().starts_with("/api/") {
+        let referer = axum::http::header::REFERER;
+        let cleaned = request
+            .headers()
+            .get(&referer)
+            .and_then(|value| value.to_str().ok())
+            .and_then(crate::domain::url::without_form_error)
+            .and_then(|page| axum::http::HeaderValue::from_str(&page).ok());
+        if let Some(page) = cleaned {
+            request.headers_mut().insert(referer, page);
+        }
+    }
+    next.run(request).await
+}
+
 /// The status of a server function's error, as the server sends it.
 pub fn server_fn_status(error: &AppError) -> StatusCode {
     match error {
         // On the server, "transport" means the request itself could not be
         // read (a malformed body or missing arguments).
         AppError::Transport(_) => StatusCode::BAD_REQUEST,
+        AppError::WithInput(error, _) => server_fn_status(error),
         other => StatusCode::from_u16(other.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
     }
 }

@@ -60,7 +60,7 @@ async fn a_developer_is_created_found_and_verified() {
         assert_eq!(memberships.orgs.len(), 1);
         assert_eq!(
             memberships.current().map(|org| org.name.as_str()),
-            Some("dev@example.com")
+            Some("Personal")
         );
         assert!(repo::developers::find_signed_in(&db, id + 1000)
             .await

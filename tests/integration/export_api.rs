@@ -421,11 +421,11 @@ async fn the_checks_api_answers_a_key_of_the_app_and_nobody_else() {
 }
 
 #[tokio::test]
-async fn the_app_page_lists_the_first_findings_and_the_api_all_of_them() {
-    use toolwright::domain::checks::PAGE_FINDINGS;
+async fn the_app_page_shows_a_line_per_rule_and_the_api_every_finding() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
     let alice = developer_with_app(&server, "alice@example.com", "com.example.todo").await;
-    // Ten tools with no title and no hint decided: far more findings than a page lists.
+    // Ten tools with no title and no hint decided: a finding per tool and
+    // field, a line per rule.
     for index in 0..10 {
         let revision = index + 2;
         let draft = json!({
@@ -446,24 +446,37 @@ async fn the_app_page_lists_the_first_findings_and_the_api_all_of_them() {
         .json()
         .await
         .unwrap();
-    let total = all["findings"].as_array().unwrap().len();
-    assert!(total > PAGE_FINDINGS, "{total}");
+    let findings = all["findings"].as_array().unwrap();
+    let read_only = findings
+        .iter()
+        .filter(|f| {
+            f["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with(".hints.readOnly"))
+        })
+        .count();
+    assert_eq!(read_only, 10, "the API lists every finding");
 
     let mut browser = alice;
     let answer = browser
         .call("/api/apps/page", &[("package_name", "com.example.todo")])
         .await;
     let page: Value = serde_json::from_str(&answer.body).unwrap();
-    assert_eq!(
-        page["checks"]["findings"].as_array().unwrap().len(),
-        PAGE_FINDINGS
-    );
-    assert_eq!(page["checks"]["more"], json!(total - PAGE_FINDINGS));
+    let groups = page["checks"]["groups"].as_array().unwrap();
+    let rules: Vec<&str> = groups.iter().filter_map(|g| g["rule"].as_str()).collect();
+    let mut unique = rules.clone();
+    unique.dedup();
+    assert_eq!(rules, unique, "each rule once: {rules:?}");
+    let line = groups
+        .iter()
+        .find(|g| g["rule"] == json!("hintReadOnly"))
+        .expect("the Read-only line");
+    assert_eq!(line["places"].as_array().unwrap().len(), 10);
+    assert!(groups.len() < findings.len());
     let html = browser.get("/console/apps/com.example.todo").await.body;
     assert!(
-        html.contains(&format!("{total} findings")),
-        "the count is of all of them"
+        html.contains(&format!("{} findings", groups.len())),
+        "the count is of the lines"
     );
-    assert!(html.contains(&format!("… and {} more.", total - PAGE_FINDINGS)));
     server.stop().await;
 }

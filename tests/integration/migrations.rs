@@ -254,7 +254,8 @@ async fn each_developer_gets_a_personal_organization_holding_their_apps() {
                     .expect("signed in");
             assert_eq!(memberships.orgs.len(), 1, "{label}: {email}");
             let personal = memberships.current().expect("a current organization");
-            assert_eq!(personal.name, email, "{label}");
+            // Named after the email by 0014, "Personal" since 0016.
+            assert_eq!(personal.name, "Personal", "{label}");
             assert_eq!(personal.role, Role::Admin, "{label}");
             let (app, role) =
                 toolwright::server::repo::apps::find_for_member(&db, developer.id, package)

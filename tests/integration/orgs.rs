@@ -609,9 +609,11 @@ async fn an_invitation_works_once_for_its_email_and_says_why_it_no_longer_works(
             .await;
         assert_eq!(
             joined.location.as_deref(),
-            Some("/console/apps"),
+            Some("/console/apps?joined=acme"),
             "{joined:?}"
         );
+        let apps = bob.get("/console/apps?joined=acme").await.body;
+        assert!(apps.contains("You joined Acme."), "{label}: {apps}");
         let org: Value =
             serde_json::from_str(&bob.call("/api/orgs/page", &[("slug", ORG)]).await.body).unwrap();
         assert_eq!(org["role"], "admin", "{label}");
@@ -928,15 +930,31 @@ async fn a_moved_app_keeps_only_the_keys_of_members_of_its_new_organization() {
         };
         assert_eq!(status(carols.clone()).await, 200, "{label}");
 
-        let moved = alice
+        // Without JavaScript to ask, the app page asks first.
+        let asked = alice
             .form_post(
                 "/api/apps/move",
                 &[("package_name", APP), ("to", "alice-example-com")],
             )
             .await;
         assert_eq!(
+            asked.location.as_deref(),
+            Some(format!("/console/apps/{APP}?confirm_move=alice-example-com#move-title").as_str())
+        );
+        assert_eq!(status(carols.clone()).await, 200, "{label}: not moved yet");
+        let moved = alice
+            .form_post(
+                "/api/apps/move",
+                &[
+                    ("package_name", APP),
+                    ("to", "alice-example-com"),
+                    ("confirmed", "yes"),
+                ],
+            )
+            .await;
+        assert_eq!(
             moved.location.as_deref(),
-            Some(format!("/console/apps/{APP}?moved=alice%40example.com").as_str())
+            Some(format!("/console/apps/{APP}?moved=Personal").as_str())
         );
         assert_eq!(
             status(alices).await,
@@ -999,10 +1017,7 @@ async fn without_any_organization_the_console_says_how_to_make_one() {
     let deleted = alice
         .form_post(
             "/api/orgs/delete",
-            &[
-                ("slug", "alice-example-com"),
-                ("confirmation", "alice@example.com"),
-            ],
+            &[("slug", "alice-example-com"), ("confirmation", "Personal")],
         )
         .await;
     assert_eq!(

@@ -370,11 +370,43 @@ async fn the_history_page_and_restore_work_over_http_for_the_owner_only() {
     assert_eq!(page.status, 200);
     assert!(page.body.contains("Created the app"), "{}", page.body);
     assert!(page.body.contains("Edited the app"), "{}", page.body);
+    // "Restore" on revision 1, not on the current one.
+    assert_eq!(
+        page.body.matches("Restore</button>").count(),
+        1,
+        "{}",
+        page.body
+    );
     assert!(
         page.body.contains("First name"),
         "the revision's JSON is shown"
     );
 
+    // Without JavaScript to ask, a plain "Restore" first asks on the page.
+    let asked = alice
+        .form_post(
+            "/api/history/restore",
+            &[
+                ("package_name", "com.example.todo"),
+                ("revision", "1"),
+                ("current_revision", "2"),
+                ("confirmed", ""),
+            ],
+        )
+        .await;
+    assert_eq!(asked.status, 302);
+    assert_eq!(
+        asked.location.as_deref(),
+        Some("/console/apps/com.example.todo/history?confirm_restore=1")
+    );
+    let page = alice
+        .get("/console/apps/com.example.todo/history?confirm_restore=1")
+        .await;
+    assert!(
+        page.body.contains("Yes, restore revision 1"),
+        "{}",
+        page.body
+    );
     let answer = alice
         .form_post(
             "/api/history/restore",
@@ -382,6 +414,7 @@ async fn the_history_page_and_restore_work_over_http_for_the_owner_only() {
                 ("package_name", "com.example.todo"),
                 ("revision", "1"),
                 ("current_revision", "2"),
+                ("confirmed", "yes"),
             ],
         )
         .await;

@@ -73,11 +73,13 @@ async fn the_exports_guide_the_checks_link_to_is_served_to_anyone() {
     assert_eq!(response.status(), 200);
     assert_eq!(
         response.headers()["content-type"],
-        "text/plain; charset=utf-8"
+        "text/html; charset=utf-8"
     );
     let text = response.text().await.unwrap();
-    assert!(text.starts_with("# Exports: which field becomes what"));
-    assert!(text.contains("`readOnlyHint`"));
+    // A page of the console: its header, the guide's heading, its tables.
+    assert!(text.contains(r#"<header class="site-header">"#), "{text}");
+    assert!(text.contains("<h1>Exports: which field becomes what</h1>"));
+    assert!(text.contains("<table>") && text.contains("<code>readOnlyHint</code>"));
     server.stop().await;
 }
 

@@ -149,7 +149,9 @@ async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
         .await;
     let state: Value = serde_json::from_str(&list.body).unwrap();
     assert_eq!(state["revision"], 2);
-    // (a summary is [id, description, parameters, phrases, phrase count])
+    // (a summary is [id, description, parameters, phrases, phrase count,
+    // hints as letters: read-only yes, destructive and idempotent not set,
+    // open world no])
     assert_eq!(
         state["tools"],
         json!([[
@@ -158,6 +160,7 @@ async fn a_tool_is_saved_normalised_and_bumps_the_revision() {
             saved["parameters"].as_array().unwrap().len(),
             ["add a reminder", "remind me to"],
             2,
+            "y--n",
         ]])
     );
     // ...and whole, as the editor fetches it.

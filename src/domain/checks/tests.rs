@@ -455,31 +455,96 @@ fn odd_input_gives_findings_rather_than_a_panic() {
     let checks = check(&app);
     assert_eq!(checks.ready.len(), Format::ALL.len());
     assert!(!checks.ready_for(Format::Mcp));
+    // An app without tools is ready for nothing.
     assert!(check(&AppConfig::default())
         .ready
         .iter()
-        .all(|(_, ready)| *ready));
+        .all(|(_, ready)| !*ready));
 }
 
 #[test]
-fn the_page_lists_the_first_findings_and_counts_the_rest() {
+fn the_page_shows_one_line_per_rule_naming_every_tool_it_concerns() {
     let mut app = todo_app();
-    // A tool with no title and no hint decided has several findings.
-    app.tools = (0..40)
-        .map(|i| Tool {
-            id: format!("tool_{i}"),
-            description: "Does one thing".into(),
-            ..Tool::default()
+    // Four tools that decided no hint: a finding per tool and hint, but a
+    // line per rule.
+    app.tools = ["add_todo", "get_todos", "complete_todo", "delete_todo"]
+        .into_iter()
+        .map(|id| Tool {
+            hints: Default::default(),
+            ..good_tool(id, "A title", "Does one useful thing for the user", &[])
         })
         .collect();
-    let all = check(&app);
-    assert!(all.findings.len() > PAGE_FINDINGS, "{}", all.findings.len());
-    let shown = all.clone().for_page();
-    assert_eq!(shown.findings.len(), PAGE_FINDINGS);
-    assert_eq!(shown.findings[..], all.findings[..PAGE_FINDINGS]);
-    assert_eq!(shown.count(), all.findings.len());
-    assert_eq!(shown.ready, all.ready, "readiness is that of every finding");
-    // A short list is kept whole.
-    let few = check(&todo_app());
-    assert_eq!(few.clone().for_page(), few);
+    let checks = check(&app);
+    assert_eq!(checks.findings.len(), 4 * 4 + 4, "{:#?}", checks.findings);
+    let summary = checks.summary();
+    let rules: Vec<Rule> = summary.groups.iter().map(|g| g.rule).collect();
+    // Blockers first, each rule once.
+    assert_eq!(
+        rules,
+        vec![
+            Rule::HintReadOnly,
+            Rule::HintDestructive,
+            Rule::HintOpenWorld,
+            Rule::HintIdempotent,
+            Rule::PhrasesPresent,
+        ]
+    );
+    assert_eq!(summary.count(), 5);
+    let read_only = &summary.groups[0];
+    assert_eq!(read_only.severity, Severity::Blocker);
+    assert!(read_only.message.starts_with("Set Read-only to Yes or No"));
+    let tools: Vec<_> = read_only.places.iter().map(|p| p.tool.as_deref()).collect();
+    assert_eq!(
+        tools,
+        [
+            Some("add_todo"),
+            Some("get_todos"),
+            Some("complete_todo"),
+            Some("delete_todo")
+        ]
+    );
+    assert_eq!(read_only.places[2].path, "tools[2].hints.readOnly");
+    // The sentence is the rule's: nothing more to say per tool.
+    assert!(read_only.places.iter().all(|p| p.detail.is_none()));
+    assert_eq!(summary.ready, checks.ready);
+    assert_eq!(summary.blockers_for(Format::Mcp).count(), 3);
+    assert_eq!(summary.blockers_for(Format::Openai).count(), 0);
+}
+
+#[test]
+fn a_rule_whose_findings_differ_says_what_to_do_once_and_keeps_each_detail() {
+    let mut app = todo_app();
+    app.tools[1].activation_phrases = vec!["add a reminder".into()];
+    let summary = check(&app).summary();
+    let clash = summary
+        .groups
+        .iter()
+        .find(|g| g.rule == Rule::PhrasesDistinct)
+        .expect("the phrase clash");
+    assert!(clash
+        .message
+        .starts_with("Give each activation phrase to one tool only"));
+    let detail = clash.places[0].detail.as_deref().unwrap_or_default();
+    assert!(
+        detail.contains("add a reminder") && detail.contains("get_todos"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn an_app_without_tools_is_ready_for_no_format() {
+    let app = AppConfig {
+        description: "Manage your to-do items".into(),
+        ..AppConfig::default()
+    };
+    let checks = check(&app);
+    let found = one_at(&app, "tools");
+    assert_eq!(found.rule, Rule::NoTools);
+    assert_eq!(found.severity, Severity::Blocker);
+    assert!(found.message.starts_with("This app has no tools yet"));
+    assert!(
+        checks.ready.iter().all(|(_, ready)| !ready),
+        "{:?}",
+        checks.ready
+    );
 }

@@ -2,7 +2,7 @@
 
 use crate::domain::{
     config::{AppConfig, APP_CONFIG_KEYS},
-    tool::{KeptKeys, Tool, PARAMETER_SCHEMA_KEYS, TOOL_SCHEMA_KEYS},
+    tool::{HintKind, KeptKeys, Tool, PARAMETER_SCHEMA_KEYS, TOOL_SCHEMA_KEYS},
 };
 use serde_json::{json, Map, Value};
 
@@ -55,7 +55,7 @@ fn tools(app: &AppConfig) -> Value {
 }
 
 /// `{name, description, version, publicUrl, settings, …kept keys, tools}`;
-/// `settings` is the imported legacy array, verbatim, or `[]`.
+/// `settings` is the imported array, verbatim, or `[]`.
 pub fn app_config(app: &AppConfig) -> Value {
     let mut config = Map::new();
     config.insert("name".into(), json!(app.name));
@@ -69,6 +69,36 @@ pub fn app_config(app: &AppConfig) -> Value {
     keep(&mut config, &app.extra, &APP_CONFIG_KEYS);
     config.insert("tools".into(), tools(app));
     Value::Object(config)
+}
+
+/// The `mentra` export with what only the other formats carry, each under
+/// the name an export gives it: a tool's `title` and `maxCalls` (MCP,
+/// Tambo) and its decided hints as MCP `annotations`. The history shows and
+/// compares revisions as this: every field the console keeps, and no name
+/// that no export uses.
+pub fn whole_config(app: &AppConfig) -> Value {
+    let mut config = app_config(app);
+    if let Some(schemas) = config.get_mut("tools").and_then(Value::as_array_mut) {
+        for (schema, tool) in schemas.iter_mut().zip(&app.tools) {
+            let Some(schema) = schema.as_object_mut() else {
+                continue;
+            };
+            if let Some(title) = &tool.title {
+                schema.insert("title".into(), json!(title));
+            }
+            if let Some(max_calls) = tool.max_calls {
+                schema.insert("maxCalls".into(), json!(max_calls));
+            }
+            let hints: Map<String, Value> = HintKind::ALL
+                .into_iter()
+                .filter_map(|kind| Some((kind.mcp_key().to_owned(), json!(tool.hints.get(kind)?))))
+                .collect();
+            if !hints.is_empty() {
+                schema.insert("annotations".into(), Value::Object(hints));
+            }
+        }
+    }
+    config
 }
 
 /// `{name, description, version, …kept keys, tools}`.

@@ -7,6 +7,8 @@
 
 mod mcp;
 mod mentra;
+
+pub use mentra::whole_config;
 mod providers;
 mod schema;
 

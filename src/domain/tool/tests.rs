@@ -658,11 +658,16 @@ fn a_summary_is_a_json_array_and_reads_back_whole() {
         parameters: 3,
         phrases: vec!["add one".into(), "remind me".into()],
         phrase_count: 5,
+        hints: ToolHints {
+            read_only: Some(false),
+            open_world: Some(true),
+            ..ToolHints::default()
+        },
     };
     let json = serde_json::to_string(&summary).unwrap();
     assert_eq!(
         json,
-        r#"["add_todo","Adds \"one\" to-do",3,["add one","remind me"],5]"#
+        r#"["add_todo","Adds \"one\" to-do",3,["add one","remind me"],5,"n--y"]"#
     );
     assert_eq!(serde_json::from_str::<ToolSummary>(&json).unwrap(), summary);
     // Anything else is refused, not read as a summary.
@@ -698,4 +703,83 @@ fn an_edit_made_on_the_summaries_gives_the_summaries_of_the_edited_list() {
         ToolEdit::Delete("a".into()).apply_to_summaries(&mut summaries),
         Err(EditRefused::NotFound)
     );
+}
+
+fn hints_row(tool_id: &str, values: [&str; 4]) -> HintsRow {
+    let [read_only, destructive, idempotent, open_world] = values.map(str::to_owned);
+    HintsRow {
+        tool_id: tool_id.into(),
+        read_only,
+        destructive,
+        idempotent,
+        open_world,
+    }
+}
+
+fn tools_named(ids: &[&str]) -> Vec<Tool> {
+    ids.iter()
+        .map(|id| Tool {
+            id: (*id).into(),
+            description: "Does a thing".into(),
+            ..Tool::default()
+        })
+        .collect()
+}
+
+#[test]
+fn hints_of_every_tool_are_decided_at_once_and_only_changes_count() {
+    let mut tools = tools_named(&["add_todo", "get_todos", "delete_todo"]);
+    tools[2].hints.read_only = Some(false);
+    let rows = [
+        hints_row("get_todos", ["yes", "", "", "no"]),
+        hints_row("add_todo", ["no", "no", "yes", "no"]),
+        // As it is: not a change.
+        hints_row("delete_todo", ["no", "", "", ""]),
+    ];
+    let changed = decide_hints(&mut tools, &rows).unwrap();
+    assert_eq!(changed, ["add_todo", "get_todos"], "in the app's order");
+    assert_eq!(
+        tools[0].hints,
+        ToolHints {
+            read_only: Some(false),
+            destructive: Some(false),
+            idempotent: Some(true),
+            open_world: Some(false),
+        }
+    );
+    assert_eq!(tools[1].hints.read_only, Some(true));
+    assert_eq!(tools[1].hints.destructive, None);
+    assert_eq!(tools[1].hints.open_world, Some(false));
+    // Deciding the same again changes nothing.
+    assert_eq!(
+        decide_hints(&mut tools, &rows).unwrap(),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn hints_rows_are_refused_whole_for_an_unknown_tool_a_repeat_or_an_odd_value() {
+    let tools = tools_named(&["add_todo", "get_todos"]);
+    let mut edited = tools.clone();
+    let errors = decide_hints(
+        &mut edited,
+        &[
+            hints_row("add_todo", ["yes", "", "", ""]),
+            hints_row("gone_tool", ["", "", "", ""]),
+            hints_row("add_todo", ["", "", "", ""]),
+            hints_row("get_todos", ["maybe", "", "", ""]),
+        ],
+    )
+    .unwrap_err();
+    assert!(errors
+        .first("hints[1].tool_id")
+        .is_some_and(|m| m.contains("gone_tool")));
+    assert!(errors
+        .first("hints[2].tool_id")
+        .is_some_and(|m| m.contains("twice")));
+    assert_eq!(
+        errors.first("hints[3].read_only"),
+        Some("Read-only must be Not set, Yes or No.")
+    );
+    assert_eq!(edited, tools, "nothing decided when a row is refused");
 }

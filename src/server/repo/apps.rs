@@ -21,7 +21,7 @@ pub struct StoredApp {
     /// The organization it belongs to.
     pub org_id: i64,
     pub details: AppDetails,
-    /// An imported legacy `settings` array, verbatim.
+    /// An imported Mentra `settings` array, verbatim.
     pub settings: Option<serde_json::Value>,
 }
 

@@ -55,10 +55,10 @@ pub async fn create(
             .bind(now_ms)
             .fetch_one(&mut *tx)
             .await?;
-        // Their personal organization, named after them, where their first
-        // apps go.
-        let name: String = email.chars().take(crate::domain::org::ORG_NAME_MAX).collect();
-        insert_org!(tx, &name, id, now_ms).await?;
+        // Their personal organization, where their first apps go: called
+        // "Personal" (the header names them already), its address made from
+        // their email, which is theirs alone.
+        insert_org!(tx, crate::domain::org::PERSONAL, email, id, now_ms).await?;
         tx.commit().await?;
         Ok(id)
     })

@@ -29,7 +29,7 @@ pub(super) fn parse_role(text: &str) -> Result<Role, sqlx::Error> {
 /// current one. Its slug.
 pub async fn create(db: &Db, developer: i64, name: &str, now: i64) -> Result<String, sqlx::Error> {
     in_transaction!(db, tx => {
-        let (_, slug) = insert_org!(tx, name, developer, now).await?;
+        let (_, slug) = insert_org!(tx, name, name, developer, now).await?;
         tx.commit().await?;
         Ok(slug)
     })

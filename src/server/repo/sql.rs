@@ -446,12 +446,13 @@ macro_rules! replace_config {
 }
 
 /// Makes organization `$name` in `$tx` with `$developer` (an id) as its
-/// admin and their current organization: its slug is made from `$name`,
-/// numbered if taken. Evaluates to `(id, slug)`.
+/// admin and their current organization: its slug is made from `$slug_of`
+/// (its name, or a personal organization's owner's email), numbered if
+/// taken. Evaluates to `(id, slug)`.
 macro_rules! insert_org {
-    ($tx:ident, $name:expr, $developer:expr, $now:expr) => {
+    ($tx:ident, $name:expr, $slug_of:expr, $developer:expr, $now:expr) => {
         async {
-            let base = $crate::domain::org::slugify($name);
+            let base = $crate::domain::org::slugify($slug_of);
             let mut taken: Vec<String> = sqlx::query_scalar(
                 "SELECT slug FROM organizations WHERE slug = $1 OR slug LIKE $2",
             )

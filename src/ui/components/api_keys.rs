@@ -144,24 +144,25 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                                 </p>
                                 <div class="field">
                                     <label for="new-api-key">"New API key"</label>
-                                    <input
+                                    // A text area: the whole key in view, wrapped.
+                                    <textarea
                                         id="new-api-key"
                                         class="new-key"
-                                        type="text"
+                                        rows="2"
                                         readonly=true
                                         spellcheck="false"
                                         autocomplete="off"
-                                        value=key
+                                        prop:value=key
                                         on:focus=|ev| {
                                             use leptos::wasm_bindgen::JsCast;
-                                            if let Some(input) = ev
+                                            if let Some(field) = ev
                                                 .target()
-                                                .and_then(|t| t.dyn_into::<leptos::web_sys::HtmlInputElement>().ok())
+                                                .and_then(|t| t.dyn_into::<leptos::web_sys::HtmlTextAreaElement>().ok())
                                             {
-                                                input.select();
+                                                field.select();
                                             }
                                         }
-                                    />
+                                    ></textarea>
                                 </div>
                                 <button
                                     type="button"
@@ -180,7 +181,7 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                 fallback=|| view! { <p class="hint">"No keys yet."</p> }
             >
                 <div class="table-wrap">
-                    <table>
+                    <table class="stacked">
                         <thead>
                             <tr>
                                 <th scope="col">"Name"</th>
@@ -196,14 +197,16 @@ pub fn ApiKeysSection(package_name: String, keys: Vec<ApiKeySummary>) -> impl In
                                     let for_revoke = key.clone();
                                     view! {
                                         <tr>
-                                            <td>
+                                            <td data-label="Name">
                                                 {key.name.clone()}
                                                 {key.export_only.then(|| view! { <span class="meta">" (export only)"</span> })}
                                             </td>
-                                            <td><code>{format!("{}…", key.prefix)}</code></td>
-                                            <td>{format_utc(key.created_at)}</td>
-                                            <td>{key.last_used_at.map(format_utc).unwrap_or_else(|| "never".to_owned())}</td>
-                                            <td>
+                                            <td data-label="Key"><code>{format!("{}…", key.prefix)}</code></td>
+                                            <td data-label="Created">{format_utc(key.created_at)}</td>
+                                            <td data-label="Last used">
+                                                {key.last_used_at.map(format_utc).unwrap_or_else(|| "never".to_owned())}
+                                            </td>
+                                            <td class="row-actions-cell">
                                                 <button
                                                     type="button"
                                                     class="danger needs-js"

@@ -8,7 +8,7 @@ use crate::{
         AppError,
     },
     ui::components::form::{
-        field_message, form_error, form_message, FormAlert, SubmitButton, TextField,
+        field_message, form_error, form_message, initial_value, FormAlert, SubmitButton, TextField,
     },
 };
 use leptos::prelude::*;
@@ -16,6 +16,7 @@ use leptos::prelude::*;
 #[component]
 pub fn SignupForm(next: Option<String>, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<Signup>::new();
+    let email = initial_value(&initial_error, "email", "");
     let error = form_error(action, initial_error);
     view! {
         <ActionForm action=action attr:novalidate=true attr:aria-label="Sign up">
@@ -24,6 +25,7 @@ pub fn SignupForm(next: Option<String>, initial_error: Option<AppError>) -> impl
                 label="Email"
                 name="email"
                 id="signup-email"
+                value=email
                 kind="email"
                 autocomplete="email"
                 required=true
@@ -50,6 +52,7 @@ pub fn SignupForm(next: Option<String>, initial_error: Option<AppError>) -> impl
 #[component]
 pub fn LoginForm(next: Option<String>, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<Login>::new();
+    let email = initial_value(&initial_error, "email", "");
     let error = form_error(action, initial_error);
     view! {
         <ActionForm action=action attr:novalidate=true attr:aria-label="Log in">
@@ -58,6 +61,7 @@ pub fn LoginForm(next: Option<String>, initial_error: Option<AppError>) -> impl 
                 label="Email"
                 name="email"
                 id="login-email"
+                value=email
                 kind="email"
                 autocomplete="username"
                 required=true

@@ -1,11 +1,15 @@
 //! The app's readiness checks on its page: what a consumer of an export
 //! would reject or misread, each with a link that opens the field to fix.
 
-use crate::domain::{
-    checks::{Checks, Finding},
-    export::Format,
-    tool::HintKind,
-    url::encode_component,
+use crate::{
+    api::{tools::SaveHints, AppError},
+    domain::{
+        checks::{CheckSummary, FindingGroup, Place},
+        export::Format,
+        tool::{hint_value, HintKind, HintsRow, ToolSummary, ToolsState},
+        url::encode_component,
+    },
+    ui::components::form::{form_error, form_message, FormAlert, SubmitButton},
 };
 use leptos::prelude::*;
 
@@ -55,24 +59,6 @@ fn tool_field(path: &str) -> Option<(usize, &str)> {
     Some((index.parse().ok()?, field))
 }
 
-/// Where a finding is fixed: the tool editor opened at its field (the
-/// page reads `tool` and `field` when it loads), or the app's own field.
-pub fn finding_href(package_name: &str, finding: &Finding) -> String {
-    let page = format!("/console/apps/{}", encode_component(package_name));
-    match (&finding.tool, tool_field(&finding.path)) {
-        (Some(tool), Some((_, field))) => format!(
-            "{page}?tool={}&field={}#tools-title",
-            encode_component(tool),
-            encode_component(field)
-        ),
-        _ => match finding.path.as_str() {
-            "name" => format!("{page}#app-name"),
-            "description" => format!("{page}#app-description"),
-            _ => format!("{page}#tools-title"),
-        },
-    }
-}
-
 fn consumers_text(consumers: &[Format]) -> String {
     consumers
         .iter()
@@ -81,32 +67,94 @@ fn consumers_text(consumers: &[Format]) -> String {
         .join(", ")
 }
 
-/// One finding: its severity, the tool's id, what to do, for whom, and the
-/// link to the field.
-pub fn finding_item(package_name: &str, finding: &Finding) -> impl IntoView {
-    let link_text = match &finding.tool {
-        Some(tool) => format!("Edit {tool}: {}", field_label(&finding.path)),
-        None => format!("Edit {}", field_label(&finding.path)),
+/// Where a place is fixed: the tool editor opened at its field (the page
+/// reads `tool` and `field` when it loads), or the app's own field.
+pub fn place_href(package_name: &str, place: &Place) -> String {
+    let page = format!("/console/apps/{}", encode_component(package_name));
+    match (&place.tool, tool_field(&place.path)) {
+        (Some(tool), Some((_, field))) => format!(
+            "{page}?tool={}&field={}#tools-title",
+            encode_component(tool),
+            encode_component(field)
+        ),
+        _ => match place.path.as_str() {
+            "name" => format!("{page}#app-name"),
+            "description" => format!("{page}#app-description"),
+            _ => format!("{page}#tools-title"),
+        },
+    }
+}
+
+/// One line: the rule's severity, what to do, for whom, and every tool it
+/// concerns as a link to its field (or the app's field); a rule whose
+/// findings each say something of their own lists them under it.
+pub fn group_item(package_name: &str, group: &FindingGroup) -> impl IntoView {
+    let links = group
+        .places
+        .iter()
+        .enumerate()
+        .map(|(i, place)| {
+            let text = match &place.tool {
+                Some(tool) => tool.clone(),
+                None => format!("Edit {}", field_label(&place.path)),
+            };
+            view! {
+                {(i > 0).then_some(", ")}
+                <a href=place_href(package_name, place)>{text}</a>
+            }
+        })
+        .collect_view();
+    let details: Vec<String> = group
+        .places
+        .iter()
+        .filter_map(|place| place.detail.clone())
+        .collect();
+    let details = (!details.is_empty()).then(|| {
+        view! {
+            <details>
+                <summary>{match details.len() {
+                    1 => "In detail".to_owned(),
+                    n => format!("In detail ({n})"),
+                }}</summary>
+                <ul>{details.into_iter().map(|d| view! { <li>{d}</li> }).collect_view()}</ul>
+            </details>
+        }
+    });
+    let concerned = if group.places.iter().any(|p| p.tool.is_some()) {
+        "Tools: "
+    } else {
+        ""
     };
     view! {
-        <li class=format!("finding {}", finding.severity.as_str())>
-            <span class="severity">{finding.severity.label()}</span>
+        <li class=format!("finding {}", group.severity.as_str())>
+            <span class="severity">{group.severity.label()}</span>
             " "
-            {finding.tool.clone().map(|tool| view! { <code>{tool}</code> " " })}
-            <span class="message">{finding.message.clone()}</span>
+            <span class="message">{group.message.clone()}</span>
             " "
-            <span class="consumers">{format!("({})", consumers_text(&finding.consumers))}</span>
-            " "
-            <a href=finding_href(package_name, finding)>{link_text}</a>
+            <span class="consumers">{format!("({})", consumers_text(&group.consumers))}</span>
+            <span class="places">{concerned} {links}</span>
+            {details}
         </li>
     }
 }
 
-/// The "Checks" region: every finding, or that there are none. Follows
+/// The "Checks" region: a line per rule, or that there is nothing to say;
+/// and "Hints of every tool", the commonest fix, as one form. Follows
 /// `checks`, which the page refreshes after each change to the app.
 #[component]
-pub fn ChecksPanel(package_name: String, checks: RwSignal<Checks>) -> impl IntoView {
-    let package = StoredValue::new(package_name);
+pub fn ChecksPanel(
+    package_name: String,
+    checks: RwSignal<CheckSummary>,
+    /// The app's tools as the page has them (with their hints).
+    tools: RwSignal<Vec<ToolSummary>>,
+    revision: RwSignal<i64>,
+    notice: RwSignal<Option<String>>,
+    /// The tools as "Save hints" left them.
+    on_hints_saved: Callback<ToolsState>,
+    /// A refused plain "Save hints" (no JavaScript), from the page's address.
+    hints_error: Option<AppError>,
+) -> impl IntoView {
+    let package = StoredValue::new(package_name.clone());
     view! {
         <section class="card stack checks" id="checks" aria-labelledby="checks-title">
             <h2 id="checks-title">"Checks"</h2>
@@ -118,49 +166,142 @@ pub fn ChecksPanel(package_name: String, checks: RwSignal<Checks>) -> impl IntoV
             {move || {
                 checks
                     .with(|checks| {
-                        if checks.findings.is_empty() {
+                        if checks.groups.is_empty() {
                             view! { <p>"No findings: every export says what you meant."</p> }.into_any()
                         } else {
                             let items = package
                                 .with_value(|package| {
-                                    checks
-                                        .findings
-                                        .iter()
-                                        .map(|finding| finding_item(package, finding))
-                                        .collect_view()
+                                    checks.groups.iter().map(|group| group_item(package, group)).collect_view()
                                 });
-                            let more = (checks.more > 0).then(|| {
-                                let api = package.with_value(|package| {
-                                    format!("/api/v1/apps/{}/checks", encode_component(package))
-                                });
-                                view! {
-                                    <p class="hint">
-                                        {format!("… and {} more. ", checks.more)}
-                                        "The first are listed; the rest follow as these are fixed. "
-                                        "All of them: " <code>{format!("GET {api}")}</code> " with an API key."
-                                    </p>
-                                }
-                            });
-                            view! { <ul class="findings">{items}</ul> {more} }.into_any()
+                            view! { <ul class="findings">{items}</ul> }.into_any()
                         }
                     })
             }}
+            <Show when=move || !tools.with(Vec::is_empty)>
+                <HintsForm
+                    package_name=package.get_value()
+                    tools
+                    revision
+                    notice
+                    on_saved=on_hints_saved
+                    initial_error=hints_error.clone()
+                />
+            </Show>
         </section>
+    }
+}
+
+/// "Hints of every tool": a row per tool, a select per hint. With
+/// JavaScript it saves in place; without, it is a plain form post.
+#[component]
+fn HintsForm(
+    package_name: String,
+    tools: RwSignal<Vec<ToolSummary>>,
+    revision: RwSignal<i64>,
+    notice: RwSignal<Option<String>>,
+    on_saved: Callback<ToolsState>,
+    initial_error: Option<AppError>,
+) -> impl IntoView {
+    let action = ServerAction::<SaveHints>::new();
+    let error = form_error(action, initial_error);
+    Effect::new(move |_| match action.value().get() {
+        Some(Ok(state)) => {
+            notice.set(Some("Saved hints.".to_owned()));
+            on_saved.run(state);
+        }
+        Some(Err(_)) => notice.set(None),
+        None => {}
+    });
+    let open = Signal::derive(move || {
+        // Open while a hint is undecided, or after a refusal.
+        error.with(Option::is_some)
+            || tools.with(|all| {
+                all.iter()
+                    .any(|t| HintKind::ALL.into_iter().any(|k| t.hints.get(k).is_none()))
+            })
+    });
+    view! {
+        <details class="hints-of-every-tool" open=move || open.get()>
+            <summary id="hints-title">"Hints of every tool"</summary>
+            <ActionForm action=action attr:aria-labelledby="hints-title" attr:novalidate=true>
+                <p class="hint">
+                    "Decide what each tool does: MCP clients read a hint left unset as the protocol's "
+                    "most cautious default, and ChatGPT's app review refuses it."
+                </p>
+                <FormAlert message=form_message(error)/>
+                <input type="hidden" name="package_name" value=package_name/>
+                <input type="hidden" name="revision" value=move || revision.get().to_string()/>
+                <div class="table-wrap">
+                    <table class="stacked hints-table">
+                        <thead>
+                            <tr>
+                                <th scope="col">"Tool"</th>
+                                {HintKind::ALL
+                                    .into_iter()
+                                    .map(|kind| view! { <th scope="col">{kind.label()}</th> })
+                                    .collect_view()}
+                            </tr>
+                        </thead>
+                        <tbody>
+                            {move || {
+                                tools
+                                    .with(|all| {
+                                        all.iter()
+                                            .enumerate()
+                                            .map(|(row, tool)| hints_row(row, tool))
+                                            .collect_view()
+                                    })
+                            }}
+                        </tbody>
+                    </table>
+                </div>
+                <div class="form-actions">
+                    <SubmitButton label="Save hints" pending=action.pending()/>
+                </div>
+            </ActionForm>
+        </details>
+    }
+}
+
+/// A tool's row: its id, and a select per hint named `hints[row][field]`.
+fn hints_row(row: usize, tool: &ToolSummary) -> impl IntoView {
+    let cells = HintKind::ALL
+        .into_iter()
+        .map(|kind| {
+            let id = format!("hints-{row}-{}", HintsRow::field(kind));
+            let chosen = hint_value(tool.hints.get(kind));
+            let options = [("", "Not set"), ("yes", "Yes"), ("no", "No")]
+                .into_iter()
+                .map(|(value, text)| view! { <option value=value selected=value == chosen>{text}</option> })
+                .collect_view();
+            view! {
+                <td data-label=kind.label()>
+                    <label for=id.clone() class="visually-hidden">{format!("{} of {}", kind.label(), tool.id)}</label>
+                    <select id=id name=format!("hints[{row}][{}]", HintsRow::field(kind))>{options}</select>
+                </td>
+            }
+        })
+        .collect_view();
+    view! {
+        <tr>
+            <th scope="row">
+                <code>{tool.id.clone()}</code>
+                <input type="hidden" name=format!("hints[{row}][tool_id]") value=tool.id.clone()/>
+            </th>
+            {cells}
+        </tr>
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::checks::Severity;
 
-    fn finding(path: &str, tool: Option<&str>) -> Finding {
-        Finding {
-            severity: Severity::Blocker,
-            consumers: vec![Format::Mcp],
-            path: path.into(),
-            message: "Decide it.".into(),
+    fn finding(path: &str, tool: Option<&str>) -> Place {
+        Place {
             tool: tool.map(str::to_owned),
+            path: path.into(),
+            detail: None,
         }
     }
 
@@ -168,7 +309,7 @@ mod tests {
     fn a_tool_finding_links_to_its_field_in_the_editor() {
         let f = finding("tools[1].hints.destructive", Some("add_todo"));
         assert_eq!(
-            finding_href("com.example.todo", &f),
+            place_href("com.example.todo", &f),
             "/console/apps/com.example.todo?tool=add_todo&field=hints.destructive#tools-title"
         );
         assert_eq!(field_label(&f.path), "Destructive");
@@ -186,7 +327,7 @@ mod tests {
     fn an_app_finding_links_to_the_details_form() {
         let f = finding("description", None);
         assert_eq!(
-            finding_href("com.example.todo", &f),
+            place_href("com.example.todo", &f),
             "/console/apps/com.example.todo#app-description"
         );
         assert_eq!(field_label("name"), "Name");

@@ -178,6 +178,8 @@ pub fn ExportPanel(
                 </button>
                 <span class="copied" role="status">{move || copied.get()}</span>
             </div>
+            // Without JavaScript "Copy" stays greyed: this says why, and what works.
+            <p class="hint no-js">"“Copy” needs JavaScript: use “Download”, or select the preview below and copy it."</p>
         </form>
         <FormAlert message=error/>
         <p class="meta">

@@ -170,14 +170,8 @@ pub fn initial_value(initial_error: &Option<AppError>, field: &str, stored: &str
 
 /// A polite live region for "Saved." and the like.
 #[component]
-pub fn Notice(
-    #[prop(into)] message: Signal<Option<String>>,
-    /// Stays in view while the page scrolls.
-    #[prop(optional)]
-    sticky: bool,
-) -> impl IntoView {
-    let class = if sticky { "notice sticky" } else { "notice" };
-    view! { <p class=class role="status">{move || message.get()}</p> }
+pub fn Notice(#[prop(into)] message: Signal<Option<String>>) -> impl IntoView {
+    view! { <p class="notice" role="status">{move || message.get()}</p> }
 }
 
 /// The value of the page's field `id` as its island wakes: what was typed

@@ -158,6 +158,7 @@ pub fn ImportPanel(package_name: String) -> impl IntoView {
                     ImportAnalysis::Valid { format, preview, warnings, tools, .. } => {
                         view! {
                             <ImportPreviewView
+                                package_name=package.get_value()
                                 format=format.label()
                                 preview
                                 warnings
@@ -213,6 +214,8 @@ fn Warnings(warnings: Vec<Problem>) -> impl IntoView {
 
 #[component]
 fn ImportPreviewView(
+    /// The app's own package name.
+    package_name: String,
     format: &'static str,
     preview: ImportPreview,
     warnings: Vec<Problem>,
@@ -234,6 +237,18 @@ fn ImportPreviewView(
                 {format!("Read as: {format}. After the import the app has {tools} ")}
                 {if tools == 1 { "tool." } else { "tools." }}
             </p>
+            {preview
+                .foreign_package
+                .clone()
+                .map(|theirs| {
+                    view! {
+                        <p class="caution">
+                            "This file was made for " <code>{theirs}</code> ". Its tools go into "
+                            <code>{package_name.clone()}</code>
+                            ", which keeps its own package name: an app's package name never changes."
+                        </p>
+                    }
+                })}
             {nothing.then(|| view! { <p>"Nothing: the app already is exactly this."</p> })}
             {(!preview.app_fields.is_empty())
                 .then(|| {
@@ -258,7 +273,7 @@ fn ImportPreviewView(
                 })}
             {list("Tools removed", preview.removed)}
             {preview.order_changed.then(|| view! { <p>"The order of the tools changes."</p> })}
-            {preview.settings_changed.then(|| view! { <p>"The legacy settings array changes (kept verbatim)."</p> })}
+            {preview.settings_changed.then(|| view! { <p>"The settings array changes (kept verbatim)."</p> })}
             {(!preview.kept_changed.is_empty())
                 .then(|| {
                     view! {

@@ -48,7 +48,7 @@ pub fn ConnectAssistant(package_name: String, endpoint: String) -> impl IntoView
                 <p class="hint" id="mcp-endpoint-hint">
                     "Send an API key as "<code>"Authorization: Bearer …"</code>". "
                     <a href="#key-name">"Create an API key"</a>
-                    " in “API keys” below; it is shown once."
+                    " in “API keys” above; it is shown once."
                 </p>
             </div>
             {snippets

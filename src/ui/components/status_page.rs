@@ -43,10 +43,13 @@ pub fn StatusPage(
 #[component]
 pub fn ErrorTemplate(errors: ArcRwSignal<Errors>) -> impl IntoView {
     let errors = errors.get_untracked();
-    let error = errors
+    let mut error = errors
         .iter()
         .find_map(|(_, error)| error.downcast_ref::<AppError>().cloned())
         .unwrap_or(AppError::Internal);
+    while let AppError::WithInput(inner, _) = error {
+        error = *inner;
+    }
     let title = match &error {
         AppError::NotFound | AppError::Gone(_) => "Not found",
         AppError::Unauthorized | AppError::InvalidCredentials => "Please log in",
@@ -55,7 +58,9 @@ pub fn ErrorTemplate(errors: ArcRwSignal<Errors>) -> impl IntoView {
         AppError::Validation(_) => "Invalid request",
         AppError::Conflict(_) | AppError::StaleForm(..) => "Conflict",
         AppError::TooManyRequests(_) => "Too many requests",
-        AppError::Internal | AppError::Transport(_) => "Something went wrong",
+        AppError::Internal | AppError::Transport(_) | AppError::WithInput(..) => {
+            "Something went wrong"
+        }
     };
     view! { <StatusPage status=error.status() title=title message=error.to_string()/> }
 }

@@ -126,8 +126,9 @@ fn focus(id: &str) {
     }
 }
 
-/// Focuses `id` once the DOM has caught up with a change just made.
-fn focus_soon(id: String) {
+/// Focuses `id` once the DOM has caught up with a change just made (and
+/// so brings it into view).
+pub(crate) fn focus_soon(id: String) {
     request_animation_frame(move || focus(&id));
 }
 
@@ -255,7 +256,10 @@ pub fn ToolEditor(
         }
     };
 
-    if let Some(field) = focus_field {
+    // The editor opens with the focus in it: at the field a check named,
+    // else at "Tool ID".
+    {
+        let field = focus_field.unwrap_or_default();
         let id = match field.strip_prefix("hints.") {
             Some(hint) => format!("tool-hint-{hint}"),
             None => {

@@ -8,13 +8,13 @@ use crate::{
         AppError,
     },
     domain::{
-        checks::Checks,
+        checks::CheckSummary,
         tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
     },
     ui::components::{
         checks_panel::count_text,
         form::FormAlert,
-        tool_editor::{EditorOutcome, ToolEditor, ToolEditorProps},
+        tool_editor::{focus_soon, EditorOutcome, ToolEditor, ToolEditorProps},
     },
 };
 use leptos::prelude::*;
@@ -73,7 +73,11 @@ pub fn ToolsSection(
     /// The page's notice.
     notice: RwSignal<Option<String>>,
     /// The app's checks, counted beside the heading.
-    checks: RwSignal<Checks>,
+    checks: RwSignal<CheckSummary>,
+    /// Where the list is published as it changes (for "Hints of every tool").
+    listing: RwSignal<Vec<ToolSummary>>,
+    /// A list another part of the page wrote ("Save hints"), to take if newer.
+    pushed: RwSignal<Option<ToolsState>>,
 ) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
@@ -144,17 +148,17 @@ pub fn ToolsSection(
             .saved_id
             .and_then(|id| edit_button_of(&id))
             .unwrap_or_else(|| "tools-add".to_owned());
-        request_animation_frame(move || {
-            use leptos::wasm_bindgen::JsCast;
-            if let Some(element) = document()
-                .get_element_by_id(&target)
-                .and_then(|e| e.dyn_into::<leptos::web_sys::HtmlElement>().ok())
-            {
-                let _ = element.focus();
-            }
-        });
+        focus_soon(target);
     });
-    let on_cancel = Callback::new(move |()| editing.set(None));
+    // Closing the editor gives the focus back to what opened it.
+    let on_cancel = Callback::new(move |()| {
+        let opener = match editing.get_untracked() {
+            Some(Editing::Existing { key, .. }) => format!("tool-{key}-edit"),
+            _ => "tools-add".to_owned(),
+        };
+        editing.set(None);
+        focus_soon(opener);
+    });
     // A fetched list replaces this one unless it is older.
     let apply_latest = move |state: ToolsState| {
         if state.revision >= revision.get_untracked() {
@@ -162,6 +166,18 @@ pub fn ToolsSection(
         }
     };
     let on_reload = Callback::new(apply_latest);
+    Effect::new(move |_| {
+        if let Some(state) = pushed.get() {
+            apply_latest(state);
+        }
+    });
+    Effect::new(move |seen: Option<()>| {
+        let now: Vec<ToolSummary> = entries.with(|all| all.iter().map(|e| e.tool.get()).collect());
+        // The page came with the list: only changes are published.
+        if seen.is_some() {
+            listing.set(now);
+        }
+    });
 
     // "Edit" first fetches the whole tool: `opening` is the card waiting for it.
     let opener = ServerAction::<GetTool>::new();
@@ -312,11 +328,11 @@ pub fn ToolsSection(
                 <h2 id="tools-title">"AI Tools"</h2>
                 <a
                     class=move || {
-                        if checks.with(|c| c.findings.is_empty()) { "check-count ok" } else { "check-count" }
+                        if checks.with(|c| c.groups.is_empty()) { "check-count ok" } else { "check-count" }
                     }
                     href="#checks"
                 >
-                    {move || count_text(checks.with(Checks::count))}
+                    {move || count_text(checks.with(CheckSummary::count))}
                 </a>
                 <button
                     type="button"
@@ -440,34 +456,36 @@ fn tool_card(
                 <p>{tool.description.clone()}</p>
                 <p class="meta">{tool.meta_text()}</p>
             </div>
-            <button
-                aria-label=up_label
-                disabled=move || first() || busy.get()
-                on:click=move |_| on_move.run((up_id.clone(), MoveDirection::Up))
-            >
-                "↑"
-            </button>
-            <button
-                aria-label=down_label
-                disabled=move || last() || busy.get()
-                on:click=move |_| on_move.run((down_id.clone(), MoveDirection::Down))
-            >
-                "↓"
-            </button>
-            <a class="button" href=try_href>"Try"</a>
-            <button
-                id=format!("tool-{key}-edit")
-                aria-busy=move || {
-                    if opening.with(|o| matches!(o, Some((k, _)) if *k == key)) {
-                        "true"
-                    } else {
-                        "false"
+            <div class="card-actions">
+                <button
+                    aria-label=up_label
+                    disabled=move || first() || busy.get()
+                    on:click=move |_| on_move.run((up_id.clone(), MoveDirection::Up))
+                >
+                    "↑"
+                </button>
+                <button
+                    aria-label=down_label
+                    disabled=move || last() || busy.get()
+                    on:click=move |_| on_move.run((down_id.clone(), MoveDirection::Down))
+                >
+                    "↓"
+                </button>
+                <a class="button" href=try_href>"Try"</a>
+                <button
+                    id=format!("tool-{key}-edit")
+                    aria-busy=move || {
+                        if opening.with(|o| matches!(o, Some((k, _)) if *k == key)) {
+                            "true"
+                        } else {
+                            "false"
+                        }
                     }
-                }
-                on:click=move |_| on_edit.run((key, edit_id.clone()))
-            >
-                "Edit"
-            </button>
+                    on:click=move |_| on_edit.run((key, edit_id.clone()))
+                >
+                    "Edit"
+                </button>
+            </div>
         </li>
     }
 }

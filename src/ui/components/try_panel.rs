@@ -336,9 +336,17 @@ fn Answer(result: SendResult) -> impl IntoView {
         Delivery::Unreachable(why) => (false, why),
         Delivery::TooLarge => (false, "The app's answer was larger than 1 MiB.".to_owned()),
     };
+    // The answer appears below the ToolCall, out of sight of "Send to app":
+    // the focus goes to it, which brings it into view and reads it out.
+    let heading = NodeRef::<leptos::html::H2>::new();
+    Effect::new(move |_| {
+        if let Some(heading) = heading.get() {
+            let _ = heading.focus();
+        }
+    });
     view! {
         <section class="card stack answer" aria-labelledby="answer-title">
-            <h2 id="answer-title">"The app's answer"</h2>
+            <h2 id="answer-title" tabindex="-1" node_ref=heading>"The app's answer"</h2>
             <p class="meta">{meta}</p>
             {if good {
                 view! {

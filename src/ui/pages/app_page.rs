@@ -1,6 +1,7 @@
 use crate::{
     api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
     api::orgs::MoveApp as MoveAppFn,
+    api::tools::SaveHints,
     domain::{
         org::{OrgSummary, Role},
         url::encode_component,
@@ -41,6 +42,15 @@ pub fn AppPage() -> impl IntoView {
     if let Some(org) = query.get("moved") {
         notice = Some(format!("Moved the app to {org}."));
     }
+    let confirm_move = query.get("confirm_move");
+    if let Some(count) = query.get("hints") {
+        notice = Some(if count == "0" {
+            "The hints were already so: nothing to save.".to_owned()
+        } else {
+            "Saved hints.".to_owned()
+        });
+    }
+    let hints_error = url_error::<SaveHints>();
     let save_error = url_error::<SaveApp>();
     let delete_error = url_error::<DeleteApp>();
 
@@ -51,13 +61,21 @@ pub fn AppPage() -> impl IntoView {
                 let notice = notice.clone();
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
+                let hints_error = hints_error.clone();
+                let confirm_move = confirm_move.clone();
                 Suspend::new(async move {
                     match get_app_page(package_name, activity_before).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(AppPage { app, tools, keys, checks, role, move_targets, mcp }) => {
                             let admin = role == Role::Admin;
                             let moving = (!move_targets.is_empty())
-                                .then(|| view! { <MoveApp package_name=app.package_name.clone() targets=move_targets/> });
+                                .then(|| view! {
+                                    <MoveApp
+                                        package_name=app.package_name.clone()
+                                        targets=move_targets
+                                        confirming=confirm_move
+                                    />
+                                });
                             let name = app.name.clone();
                             let package = app.package_name.clone();
                             let base = format!("/console/apps/{}", encode_component(&package));
@@ -81,6 +99,7 @@ pub fn AppPage() -> impl IntoView {
                                         notice
                                         save_error
                                         delete_error
+                                        hints_error
                                     >
                                         <ConnectAssistant package_name=package.clone() endpoint=mcp.endpoint/>
                                         <ActivityTable
@@ -102,10 +121,32 @@ pub fn AppPage() -> impl IntoView {
 }
 
 /// Moving the app to another organization the developer is admin of (a
-/// plain form: the app's URL stays the same).
+/// plain form: the app's URL stays the same). It asks first: with
+/// JavaScript in a dialog, without it here (`confirming`, the chosen
+/// organization's slug).
 #[component]
-fn MoveApp(package_name: String, targets: Vec<OrgSummary>) -> impl IntoView {
+fn MoveApp(
+    package_name: String,
+    targets: Vec<OrgSummary>,
+    confirming: Option<String>,
+) -> impl IntoView {
     let error = url_error::<MoveAppFn>().map(|e| e.to_string());
+    let confirm = confirming
+        .and_then(|slug| targets.iter().find(|org| org.slug == slug).cloned())
+        .map(|org| {
+            view! {
+                <form method="post" action=MoveAppFn::PATH class="stack" aria-label="Confirm move">
+                    <p><strong>{format!("Move this app to {}? {MOVE_CONSEQUENCE}", org.name)}</strong></p>
+                    <input type="hidden" name="package_name" value=package_name.clone()/>
+                    <input type="hidden" name="to" value=org.slug.clone()/>
+                    <input type="hidden" name="confirmed" value="yes"/>
+                    <div class="card-actions">
+                        <button type="submit" class="primary">{format!("Yes, move it to {}", org.name)}</button>
+                        <a class="button" href="?">"Keep it here"</a>
+                    </div>
+                </form>
+            }
+        });
     let options = targets
         .into_iter()
         .map(|org| view! { <option value=org.slug>{org.name}</option> })
@@ -113,10 +154,18 @@ fn MoveApp(package_name: String, targets: Vec<OrgSummary>) -> impl IntoView {
     view! {
         <section class="card stack" aria-labelledby="move-title">
             <h2 id="move-title">"Move to another organization"</h2>
-            <p class="meta">"Its members will see the app; this organization's members will no longer."</p>
-            <form method="post" action=MoveAppFn::PATH class="inline-fields" aria-label="Move app">
+            <p class="meta">{MOVE_CONSEQUENCE}</p>
+            {confirm}
+            <form
+                method="post"
+                action=MoveAppFn::PATH
+                class="inline-fields"
+                aria-label="Move app"
+                data-confirm=format!("Move this app to the chosen organization? {MOVE_CONSEQUENCE}")
+            >
                 <FormAlert message=Signal::stored(error)/>
                 <input type="hidden" name="package_name" value=package_name/>
+                <input type="hidden" name="confirmed" value=""/>
                 <div class="field">
                     <label for="move-to">"Move to organization"</label>
                     <select id="move-to" name="to">{options}</select>
@@ -126,3 +175,6 @@ fn MoveApp(package_name: String, targets: Vec<OrgSummary>) -> impl IntoView {
         </section>
     }
 }
+
+const MOVE_CONSEQUENCE: &str =
+    "Its members will see the app; this organization's members will no longer.";

@@ -10,11 +10,20 @@ use leptos_router::hooks::use_query_map;
 /// `/console/apps`: the apps of the developer's current organization.
 #[component]
 pub fn AppsPage() -> impl IntoView {
-    let deleted = use_query_map()
-        .read_untracked()
+    let query = use_query_map().read_untracked();
+    let memberships = crate::ui::session::current_memberships();
+    let joined = query.get("joined").and_then(|slug| {
+        memberships
+            .orgs
+            .iter()
+            .find(|org| org.slug == slug)
+            .map(|org| format!("You joined {}.", org.name))
+    });
+    let notice = query
         .get("deleted")
-        .map(|package| format!("Deleted the app {package} and its tools."));
-    let org = crate::ui::session::current_memberships().current().cloned();
+        .map(|package| format!("Deleted the app {package} and its tools."))
+        .or(joined);
+    let org = memberships.current().cloned();
     view! {
         <Title text="Apps"/>
         <section class="stack" aria-labelledby="apps-title">
@@ -41,7 +50,7 @@ pub fn AppsPage() -> impl IntoView {
                 }
                     .into_any(),
             }}
-            <Notice message=Signal::stored(deleted)/>
+            <Notice message=Signal::stored(notice)/>
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
                 {Suspend::new(async move {
                     match list_apps().await {

@@ -5,7 +5,7 @@ use crate::{
         AppError,
     },
     domain::{
-        checks::Checks,
+        checks::CheckSummary,
         export::{ExportOptions, Format},
         url::encode_component,
     },
@@ -78,7 +78,7 @@ pub fn ExportPage() -> impl IntoView {
 /// "Ready for": one line per format, beginning with its key — ✔, or what
 /// blocks it, linking to the app page's checks.
 #[component]
-fn ReadyFor(package_name: String, checks: Checks) -> impl IntoView {
+fn ReadyFor(package_name: String, checks: CheckSummary) -> impl IntoView {
     let checks_href = format!("/console/apps/{}#checks", encode_component(&package_name));
     let lines = Format::ALL
         .into_iter()
@@ -86,9 +86,11 @@ fn ReadyFor(package_name: String, checks: Checks) -> impl IntoView {
             // "add_todo: Read-only, Destructive; get_todos: Open world" —
             // what to fix, by tool; the app page's checks say how.
             let mut by_tool: Vec<(String, Vec<String>)> = Vec::new();
-            for finding in checks.blockers_for(format) {
-                let owner = finding.tool.clone().unwrap_or_else(|| "the app".to_owned());
-                let label = field_label(&finding.path);
+            let mut count = 0;
+            for place in checks.blockers_for(format).flat_map(|group| &group.places) {
+                count += 1;
+                let owner = place.tool.clone().unwrap_or_else(|| "the app".to_owned());
+                let label = field_label(&place.path);
                 match by_tool.iter_mut().find(|(tool, _)| *tool == owner) {
                     Some((_, labels)) => labels.push(label),
                     None => by_tool.push((owner, vec![label])),
@@ -98,7 +100,6 @@ fn ReadyFor(package_name: String, checks: Checks) -> impl IntoView {
                 .iter()
                 .map(|(tool, labels)| format!("{tool}: {}", labels.join(", ")))
                 .collect();
-            let count = checks.blockers_for(format).count();
             let status = if blockers.is_empty() {
                 view! { <span class="ready">" ✔ ready"</span> }.into_any()
             } else {

@@ -31,6 +31,8 @@ pub fn HistoryPage() -> impl IntoView {
         .get("restored")
         .map(|r| format!("Restored revision {r}. It is the newest revision now."));
     let restore_error = url_error::<RestoreRevision>().map(|e| e.to_string());
+    // Reached by a "Restore" without JavaScript to ask first.
+    let confirming: Option<i64> = query.get("confirm_restore").and_then(|r| r.parse().ok());
 
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
@@ -63,6 +65,16 @@ pub fn HistoryPage() -> impl IntoView {
                                     </div>
                                     <Notice message=Signal::stored(notice)/>
                                     <FormAlert message=Signal::stored(restore_error)/>
+                                    {confirming
+                                        .filter(|revision| *revision != current)
+                                        .map(|revision| view! {
+                                            <ConfirmRestore
+                                                package=package.clone()
+                                                revision
+                                                current
+                                                back=format!("{base}/history")
+                                            />
+                                        })}
                                     {view.map(|view| view! { <RevisionDetailView view base=base.clone()/> })}
                                     <section class="card stack" aria-labelledby="revisions-title">
                                         <h2 id="revisions-title">"Revisions"</h2>
@@ -123,16 +135,49 @@ fn RevisionItem(
                 <a class="button" href=format!("{base}/history?revision={number}#revision-view")>
                     "View"
                 </a>
-                <form method="post" action=RestoreRevision::PATH class="inline-form">
-                    <input type="hidden" name="package_name" value=package/>
-                    <input type="hidden" name="revision" value=number.to_string()/>
-                    <input type="hidden" name="current_revision" value=current.to_string()/>
-                    <button type="submit" aria-describedby=format!("revision-{number}-title")>
-                        "Restore"
-                    </button>
-                </form>
+                // The current revision is what the app is: nothing to restore.
+                {(!is_current).then(|| view! {
+                    <form
+                        method="post"
+                        action=RestoreRevision::PATH
+                        class="inline-form"
+                        data-confirm=restore_question(number)
+                    >
+                        <input type="hidden" name="package_name" value=package/>
+                        <input type="hidden" name="revision" value=number.to_string()/>
+                        <input type="hidden" name="current_revision" value=current.to_string()/>
+                        <input type="hidden" name="confirmed" value=""/>
+                        <button type="submit" aria-describedby=format!("revision-{number}-title")>
+                            "Restore"
+                        </button>
+                    </form>
+                })}
             </div>
         </li>
+    }
+}
+
+fn restore_question(revision: i64) -> String {
+    format!(
+        "Restore revision {revision}? The app's details and tools become what they were then, as a new revision; nothing is lost."
+    )
+}
+
+/// Asks before a restore when the page was reached without JavaScript.
+#[component]
+fn ConfirmRestore(package: String, revision: i64, current: i64, back: String) -> impl IntoView {
+    view! {
+        <form method="post" action=RestoreRevision::PATH class="card stack" aria-label="Confirm restore">
+            <p><strong>{restore_question(revision)}</strong></p>
+            <input type="hidden" name="package_name" value=package/>
+            <input type="hidden" name="revision" value=revision.to_string()/>
+            <input type="hidden" name="current_revision" value=current.to_string()/>
+            <input type="hidden" name="confirmed" value="yes"/>
+            <div class="card-actions">
+                <button type="submit" class="primary">{format!("Yes, restore revision {revision}")}</button>
+                <a class="button" href=back>"Keep the app as it is"</a>
+            </div>
+        </form>
     }
 }
 
@@ -149,6 +194,11 @@ fn RevisionDetailView(view: RevisionView, base: String) -> impl IntoView {
             <h3>"Compared with the current state (revision " {view.current_revision} ")"</h3>
             {if changed {
                 view! {
+                    <p class="meta diff-legend">
+                        <span class="d-removed">{format!("- Removed: only in revision {number}")}</span>
+                        " "
+                        <span class="d-added">{format!("+ Added: only now, in revision {}", view.current_revision)}</span>
+                    </p>
                     <pre class="diff" tabindex="0" aria-label="Changes since this revision">
                         <code>
                             {view

@@ -2,6 +2,7 @@ pub mod app_page;
 pub mod auth;
 pub mod console_apps;
 pub mod export_page;
+pub mod exports_guide;
 pub mod history_page;
 pub mod import_page;
 pub mod invitation;

@@ -162,12 +162,22 @@ fn ConfirmRemoval(slug: String, email: String, me: String) -> impl IntoView {
 
 #[component]
 fn MembersSection(slug: String, members: Vec<Member>, admin: bool, me: String) -> impl IntoView {
+    // An organization always keeps an admin: its only one is offered no
+    // role change and no removal, which could only be refused.
+    let admins = members.iter().filter(|m| m.role == Role::Admin).count();
     let rows = members
         .into_iter()
         .enumerate()
         .map(|(index, member)| {
             let is_me = member.email == me;
-            let role = if admin {
+            let sole_admin = member.role == Role::Admin && admins == 1;
+            let role = if sole_admin {
+                view! {
+                    <span>"admin"</span>
+                    <span class="meta">" (the only one: make someone else admin first)"</span>
+                }
+                    .into_any()
+            } else if admin {
                 let id = format!("member-role-{index}");
                 let options = Role::ALL
                     .iter()
@@ -192,7 +202,7 @@ fn MembersSection(slug: String, members: Vec<Member>, admin: bool, me: String) -
             } else {
                 view! { <span>{member.role.as_str()}</span> }.into_any()
             };
-            let remove = (admin || is_me).then(|| {
+            let remove = ((admin || is_me) && !sole_admin).then(|| {
                 let label = if is_me && !admin { "Leave".to_owned() } else { "Remove".to_owned() };
                 let question = if is_me {
                     "Leave this organization? You will no longer see its apps.".to_owned()
@@ -215,10 +225,10 @@ fn MembersSection(slug: String, members: Vec<Member>, admin: bool, me: String) -
             });
             view! {
                 <tr>
-                    <td>{member.email.clone()} {is_me.then_some(" (you)")}</td>
-                    <td>{role}</td>
-                    <td class="meta">{format_utc(member.joined_at)}</td>
-                    <td>{remove}</td>
+                    <td data-label="Email">{member.email.clone()} {is_me.then_some(" (you)")}</td>
+                    <td data-label="Role">{role}</td>
+                    <td data-label="Joined" class="meta">{format_utc(member.joined_at)}</td>
+                    <td class="row-actions-cell">{remove}</td>
                 </tr>
             }
         })
@@ -231,7 +241,7 @@ fn MembersSection(slug: String, members: Vec<Member>, admin: bool, me: String) -
                 "members create and edit apps and tools, import, export and try them."
             </p>
             <div class="table-wrap">
-                <table>
+                <table class="stacked">
                     <thead>
                         <tr>
                             <th scope="col">"Email"</th>
@@ -293,22 +303,24 @@ fn InvitationsSection(
                 };
                 view! {
                     <tr>
-                        <td>{invitation.email.clone()}</td>
-                        <td>{invitation.role.as_str()}</td>
-                        <td class="meta">{format_utc(invitation.expires_at)}</td>
-                        <td class="row-actions">
-                            <form method="post" action=ResendInvitation::PATH class="inline-form">
-                                {hidden}
-                                <button type="submit">
-                                    "Resend" <span class="visually-hidden">{format!(" {}", invitation.email)}</span>
-                                </button>
-                            </form>
-                            <form method="post" action=CancelInvitation::PATH class="inline-form">
-                                {hidden_again}
-                                <button type="submit">
-                                    "Cancel" <span class="visually-hidden">{format!(" {}", invitation.email)}</span>
-                                </button>
-                            </form>
+                        <td data-label="Email">{invitation.email.clone()}</td>
+                        <td data-label="Role">{invitation.role.as_str()}</td>
+                        <td data-label="Expires" class="meta">{format_utc(invitation.expires_at)}</td>
+                        <td class="row-actions-cell">
+                            <div class="row-actions">
+                                <form method="post" action=ResendInvitation::PATH class="inline-form">
+                                    {hidden}
+                                    <button type="submit">
+                                        "Resend" <span class="visually-hidden">{format!(" {}", invitation.email)}</span>
+                                    </button>
+                                </form>
+                                <form method="post" action=CancelInvitation::PATH class="inline-form">
+                                    {hidden_again}
+                                    <button type="submit">
+                                        "Cancel" <span class="visually-hidden">{format!(" {}", invitation.email)}</span>
+                                    </button>
+                                </form>
+                            </div>
                         </td>
                     </tr>
                 }
@@ -316,7 +328,7 @@ fn InvitationsSection(
             .collect_view();
         view! {
             <div class="table-wrap">
-                <table>
+                <table class="stacked">
                     <caption class="visually-hidden">"Pending invitations"</caption>
                     <thead>
                         <tr>
