@@ -44,6 +44,53 @@ const KEPT_CHARS: usize = 300;
 /// JSON-RPC error code of a request over the key's limit (a server error).
 const RATE_LIMITED: i32 = -32000;
 
+/// The limit of each API key's `tools/list` requests, kept in this process's
+/// memory. A list costs only the console, which answers it from the export
+/// it has rendered, so counting it in the database (a write per request, on
+/// SQLite's one writer) would cost more than the answer. A key gets the
+/// same number a minute from each process; `tools/call`, which reaches the
+/// app's own server, is counted in the database, across every process.
+pub struct ReadLimit {
+    limiter: governor::DefaultKeyedRateLimiter<i64>,
+    per_minute: usize,
+}
+
+impl std::fmt::Debug for ReadLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadLimit")
+            .field("per_minute", &self.per_minute)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ReadLimit {
+    /// `per_minute` requests a minute for each key, all of them at once if
+    /// it likes (as the database's count allows).
+    pub fn per_minute(per_minute: usize) -> ReadLimit {
+        let count = u32::try_from(per_minute)
+            .ok()
+            .and_then(std::num::NonZeroU32::new)
+            .unwrap_or(std::num::NonZeroU32::MIN);
+        ReadLimit {
+            limiter: governor::RateLimiter::keyed(governor::Quota::per_minute(count)),
+            per_minute,
+        }
+    }
+
+    /// Takes one request of key `key_id`: `None`, or how many milliseconds
+    /// until it may make the next.
+    pub fn take(&self, key_id: i64) -> Option<i64> {
+        use governor::clock::{Clock, DefaultClock};
+        match self.limiter.check_key(&key_id) {
+            Ok(()) => None,
+            Err(not_until) => {
+                let wait = not_until.wait_time_from(DefaultClock::default().now());
+                Some(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX).max(1))
+            }
+        }
+    }
+}
+
 /// Who is calling, as the key layer found it: the app of the path, and the
 /// key (none for the console's own "Test connection").
 #[derive(Clone, Debug)]
@@ -187,24 +234,29 @@ impl Handler {
             .ok_or_else(|| ErrorData::internal_error("The request has no caller", None))
     }
 
-    /// Counts the request against the key's limit; over it, an error the
-    /// client can show.
-    async fn count(&self, caller: &Caller) -> Result<(), ErrorData> {
+    /// Counts a call (it reaches the app's server) against the key's limit,
+    /// in the database; over it, an error the client can show.
+    async fn count_call(&self, caller: &Caller) -> Result<(), ErrorData> {
         let Some(key_id) = caller.key_id else {
             return Ok(());
         };
         let limit = self.state.config.mcp_requests_per_minute;
         match repo::mcp_calls::record_request(&self.state.db, key_id, now_ms(), limit).await {
             Ok(None) => Ok(()),
-            Ok(Some(wait)) => Err(ErrorData::new(
-                rmcp::model::ErrorCode(RATE_LIMITED),
-                format!(
-                    "This API key made {limit} requests this minute. Try again in {} seconds.",
-                    (wait + 999) / 1000
-                ),
-                None,
-            )),
+            Ok(Some(wait)) => Err(over_limit(limit, wait)),
             Err(error) => Err(storage(error)),
+        }
+    }
+
+    /// Counts a list (it costs only the console) against the key's limit in
+    /// this process, writing nothing.
+    fn count_read(&self, caller: &Caller) -> Result<(), ErrorData> {
+        let Some(key_id) = caller.key_id else {
+            return Ok(());
+        };
+        match self.state.mcp_reads.take(key_id) {
+            None => Ok(()),
+            Some(wait) => Err(over_limit(self.state.config.mcp_requests_per_minute, wait)),
         }
     }
 
@@ -235,6 +287,18 @@ impl Handler {
     }
 }
 
+/// The error of a request over its key's limit, saying when to try again.
+fn over_limit(limit: usize, wait_ms: i64) -> ErrorData {
+    ErrorData::new(
+        rmcp::model::ErrorCode(RATE_LIMITED),
+        format!(
+            "This API key made {limit} requests this minute. Try again in {} seconds.",
+            (wait_ms + 999) / 1000
+        ),
+        None,
+    )
+}
+
 fn storage(error: sqlx::Error) -> ErrorData {
     tracing::error!(%error, "MCP request failed");
     ErrorData::internal_error("The console could not read or write its database", None)
@@ -261,7 +325,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let caller = Self::caller(&context)?;
-        self.count(&caller).await?;
+        self.count_read(&caller)?;
         let tools = tool_list(&self.state, &caller.app).await.map_err(storage)?;
         let cursor = request.and_then(|r| r.cursor);
         let (tools, next_cursor) = page(&tools, cursor.as_deref()).ok_or_else(|| {
@@ -288,7 +352,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let caller = Self::caller(&context)?;
-        self.count(&caller).await?;
+        self.count_call(&caller).await?;
         let config = repo::apps::load_config(&self.state.db, &caller.app)
             .await
             .map_err(storage)?;

@@ -54,12 +54,14 @@ pub async fn prepare(
     let sessions = session::Store::for_db(&db);
     sessions.migrate().await?;
     password::warm_up().await;
+    let mcp_reads = Arc::new(mcp::ReadLimit::per_minute(config.mcp_requests_per_minute));
     Ok(AppState::new(state::Shared {
         leptos_options,
         db,
         sessions,
         config: Arc::new(config),
         exports: Arc::default(),
+        mcp_reads,
     }))
 }
 

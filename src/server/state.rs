@@ -38,6 +38,9 @@ pub struct Shared {
     pub config: Arc<Config>,
     /// Rendered exports, by app revision.
     pub exports: Arc<super::export_cache::ExportCache>,
+    /// Each API key's MCP reads (`tools/list`) in this process: see
+    /// [`super::mcp::ReadLimit`].
+    pub mcp_reads: Arc<super::mcp::ReadLimit>,
 }
 
 impl AppState {

@@ -503,6 +503,16 @@ async fn an_app_that_is_down_is_a_tool_error_not_a_transport_failure() {
     server.stop().await;
 }
 
+/// Rows of the per-minute counts in the database (of tool calls only).
+async fn counted_minutes(server: &TestServer) -> i64 {
+    on_db!(&server.state.db, pool => sqlx::query_scalar::<_, i64>(
+        "SELECT COUNT(*) FROM mcp_request_counts"
+    )
+    .fetch_one(pool)
+    .await)
+    .unwrap()
+}
+
 #[tokio::test]
 async fn over_its_limit_a_key_gets_an_error_the_client_can_show() {
     for db in TestDatabase::all().await {
@@ -514,9 +524,10 @@ async fn over_its_limit_a_key_gets_an_error_the_client_can_show() {
             path: "/mcp/com.example.todo".into(),
             key: Some(create_key(&alice, "com.example.todo", "Claude").await),
         };
-        assert!(rpc.call(1, "tools/list", json!({})).await["result"].is_object());
-        // The rest of the minute's allowance (and the next minute's, should
-        // the clock turn now), as other processes would have counted it.
+        // A call reaches the app's server: counted in the database, across
+        // processes. The rest of the minute's allowance (and the next
+        // minute's, should the clock turn now), as other processes would
+        // have counted it.
         let limit = server.state.config.mcp_requests_per_minute as i64;
         assert_eq!(limit, 120, "the default");
         let minute = toolwright::server::clock::now_ms() / 60_000;
@@ -532,12 +543,61 @@ async fn over_its_limit_a_key_gets_an_error_the_client_can_show() {
             .map(|_| ()))
             .unwrap();
         }
-        let refused = rpc.call(2, "tools/list", json!({})).await;
+        let refused = rpc
+            .call(
+                2,
+                "tools/call",
+                json!({"name": "add_todo", "arguments": {"todo_item": "milk"}}),
+            )
+            .await;
         assert_eq!(refused["error"]["code"], -32000, "{label}: {refused}");
         assert!(refused["error"]["message"]
             .as_str()
             .unwrap()
             .contains("Try again in"));
+        // A list costs only the console: the database's count does not
+        // stop it.
+        assert!(rpc.call(3, "tools/list", json!({})).await["result"].is_object());
+        server.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn listing_tools_writes_nothing_and_is_limited_in_the_process() {
+    for db in TestDatabase::all().await {
+        let label = db.label();
+        let mut config = db.config();
+        config.mcp_requests_per_minute = 3;
+        let server = TestServer::start_with(db, config).await;
+        let alice = todo_app(&server, "https://todo.example.com").await;
+        let rpc = Rpc {
+            server: &server,
+            path: "/mcp/com.example.todo".into(),
+            key: Some(create_key(&alice, "com.example.todo", "Claude").await),
+        };
+        for id in 1..=3 {
+            let listed = rpc.call(id, "tools/list", json!({})).await;
+            assert!(listed["result"]["tools"].is_array(), "{label}: {listed}");
+        }
+        assert_eq!(
+            counted_minutes(&server).await,
+            0,
+            "{label}: no count written"
+        );
+        let refused = rpc.call(4, "tools/list", json!({})).await;
+        assert_eq!(refused["error"]["code"], -32000, "{label}: {refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("made 3 requests this minute")),
+            "{label}: {refused}"
+        );
+        // Another key has its own allowance.
+        let other = Rpc {
+            key: Some(create_key(&alice, "com.example.todo", "Cursor").await),
+            ..rpc
+        };
+        assert!(other.call(5, "tools/list", json!({})).await["result"].is_object());
         server.stop().await;
     }
 }
