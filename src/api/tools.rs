@@ -149,14 +149,28 @@ pub async fn save_hints(
     };
     let state = context::state()?;
     let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
+    // A refused plain form is drawn again with what was chosen.
+    let keep_choices = |error: AppError| {
+        if !context::is_plain_form_post() {
+            return error;
+        }
+        let mut chosen = crate::domain::FieldErrors::new();
+        for row in &hints {
+            for kind in crate::domain::tool::HintKind::ALL {
+                let key = crate::domain::tool::hints_echo_key(&row.tool_id, kind);
+                chosen = chosen.with_echo(key, row.value(kind));
+            }
+        }
+        error.with_input(chosen)
+    };
     if app.details.revision != revision {
-        return Err(AppError::Conflict(STALE_MESSAGE.to_owned()));
+        return Err(keep_choices(AppError::Conflict(STALE_MESSAGE.to_owned())));
     }
     let mut config = (*repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?)
     .clone();
-    let changed = decide_hints(&mut config.tools, &hints)?;
+    let changed = decide_hints(&mut config.tools, &hints).map_err(|e| keep_choices(e.into()))?;
     let count = changed.len();
     let revision = if changed.is_empty() {
         revision
@@ -174,7 +188,9 @@ pub async fn save_hints(
         .await?
         {
             Revised::Applied(revision) => revision,
-            Revised::Stale => return Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
+            Revised::Stale => {
+                return Err(keep_choices(AppError::Conflict(STALE_MESSAGE.to_owned())))
+            }
         }
     };
     tracing::info!(developer = developer.id, package = %package_name, tools = count, "hints decided");

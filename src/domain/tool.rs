@@ -420,7 +420,8 @@ impl HintsRow {
         }
     }
 
-    fn value(&self, kind: HintKind) -> &str {
+    /// What the row's select for `kind` held.
+    pub fn value(&self, kind: HintKind) -> &str {
         match kind {
             HintKind::ReadOnly => &self.read_only,
             HintKind::Destructive => &self.destructive,
@@ -428,6 +429,12 @@ impl HintsRow {
             HintKind::OpenWorld => &self.open_world,
         }
     }
+}
+
+/// The key under which a refused plain form echoes a row's choice for
+/// `kind` (`hints.add_todo.read_only`), so the form drawn again keeps it.
+pub fn hints_echo_key(tool_id: &str, kind: HintKind) -> String {
+    format!("hints.{tool_id}.{}", HintsRow::field(kind))
 }
 
 /// Decides the hints of the tools the rows name, all or nothing. Every row

@@ -322,3 +322,103 @@ async fn a_deleted_developers_calls_are_refused_and_end_their_session() {
         server.stop().await;
     }
 }
+
+#[tokio::test]
+async fn hints_of_every_tool_are_one_revision_and_a_refused_form_keeps_the_choices() {
+    use toolwright::domain::tool::{hints_echo_key, HintKind};
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_in(&server, "alice@example.com").await;
+    todo_app_with_add_todo(&mut alice).await;
+    let choose = |open_world: &'static str| {
+        [
+            ("package_name", "com.example.todo"),
+            ("revision", "2"),
+            ("hints[0][tool_id]", "add_todo"),
+            ("hints[0][read_only]", "no"),
+            ("hints[0][destructive]", "no"),
+            ("hints[0][idempotent]", ""),
+            ("hints[0][open_world]", open_world),
+        ]
+    };
+    // A plain form post (no JavaScript): saved as one revision, back to the page.
+    let saved = alice.form_post("/api/tools/hints", &choose("yes")).await;
+    assert_eq!(
+        saved.location.as_deref(),
+        Some("/console/apps/com.example.todo?hints=1#checks"),
+        "{saved:?}"
+    );
+    let tool: Value = serde_json::from_str(&get_tool(&mut alice, "add_todo").await.body).unwrap();
+    assert_eq!(tool["revision"], 3);
+    assert_eq!(
+        tool["tool"]["hints"],
+        json!({"readOnly": false, "destructive": false, "openWorld": true})
+    );
+    let page = alice
+        .get("/console/apps/com.example.todo/history")
+        .await
+        .body;
+    assert!(page.contains("Decided the hints of add_todo"), "{page}");
+
+    // Refused (the app has moved on since revision 2): the page comes back
+    // with the error and what was chosen (Open world: no, where it is yes).
+    let refused = alice.form_post("/api/tools/hints", &choose("no")).await;
+    let location = refused.location.expect("back to the page");
+    let err = location
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("__err="))
+        .expect("the error in the address");
+    let err = percent_decode(err);
+    let error = leptos::server_fn::error::ServerFnUrlError::<AppError>::decode_err(&err);
+    assert!(error.is_conflict(), "{error:?}");
+    let chosen = error.echoed_input().expect("the choices");
+    assert_eq!(
+        chosen.echoed(&hints_echo_key("add_todo", HintKind::OpenWorld)),
+        Some("no")
+    );
+    assert_eq!(
+        chosen.echoed(&hints_echo_key("add_todo", HintKind::Idempotent)),
+        Some("")
+    );
+    // The app's page, drawn with that error, holds the choices.
+    let query = location.split_once('?').map(|(_, q)| q).unwrap_or_default();
+    let page = alice
+        .get(&format!("/console/apps/com.example.todo?{query}"))
+        .await
+        .body;
+    let select = page
+        .split(r#"id="hints-0-open_world""#)
+        .nth(1)
+        .and_then(|rest| rest.split("</select>").next())
+        .expect("the Open world select of add_todo");
+    assert!(select.contains(r#"value="no" selected"#), "{select}");
+    // The same from a script: the conflict as it is.
+    let stale = alice
+        .call(
+            "/api/tools/hints",
+            &[("package_name", "com.example.todo"), ("revision", "2")],
+        )
+        .await;
+    assert!(matches!(stale.app_error(), AppError::Conflict(_)));
+    server.stop().await;
+}
+
+/// `%3D` and the like, as a URL's query carries them.
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'%', Some(hex)) => {
+                let hex = std::str::from_utf8(hex).unwrap_or("00");
+                out.push(u8::from_str_radix(hex, 16).unwrap_or(b'?'));
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap()
+}

@@ -6,8 +6,9 @@ use crate::{
     domain::{
         checks::{CheckSummary, FindingGroup, Place},
         export::Format,
-        tool::{hint_value, HintKind, HintsRow, ToolSummary, ToolsState},
+        tool::{hint_value, hints_echo_key, HintKind, HintsRow, ToolSummary, ToolsState},
         url::encode_component,
+        FieldErrors,
     },
     ui::components::form::{form_error, form_message, FormAlert, SubmitButton},
 };
@@ -203,6 +204,13 @@ fn HintsForm(
     initial_error: Option<AppError>,
 ) -> impl IntoView {
     let action = ServerAction::<SaveHints>::new();
+    // What a refused plain form had chosen, to draw again.
+    let chosen = StoredValue::new(
+        initial_error
+            .as_ref()
+            .and_then(AppError::echoed_input)
+            .cloned(),
+    );
     let error = form_error(action, initial_error);
     Effect::new(move |_| match action.value().get() {
         Some(Ok(state)) => {
@@ -246,10 +254,13 @@ fn HintsForm(
                             {move || {
                                 tools
                                     .with(|all| {
-                                        all.iter()
-                                            .enumerate()
-                                            .map(|(row, tool)| hints_row(row, tool))
-                                            .collect_view()
+                                        chosen
+                                            .with_value(|chosen| {
+                                                all.iter()
+                                                    .enumerate()
+                                                    .map(|(row, tool)| hints_row(row, tool, chosen.as_ref()))
+                                                    .collect_view()
+                                            })
                                     })
                             }}
                         </tbody>
@@ -263,13 +274,16 @@ fn HintsForm(
     }
 }
 
-/// A tool's row: its id, and a select per hint named `hints[row][field]`.
-fn hints_row(row: usize, tool: &ToolSummary) -> impl IntoView {
+/// A tool's row: its id, and a select per hint named `hints[row][field]`,
+/// holding the tool's hint — or what a refused form had `chosen`.
+fn hints_row(row: usize, tool: &ToolSummary, chosen: Option<&FieldErrors>) -> impl IntoView {
     let cells = HintKind::ALL
         .into_iter()
         .map(|kind| {
             let id = format!("hints-{row}-{}", HintsRow::field(kind));
-            let chosen = hint_value(tool.hints.get(kind));
+            let chosen = chosen
+                .and_then(|c| c.echoed(&hints_echo_key(&tool.id, kind)))
+                .unwrap_or(hint_value(tool.hints.get(kind)));
             let options = [("", "Not set"), ("yes", "Yes"), ("no", "No")]
                 .into_iter()
                 .map(|(value, text)| view! { <option value=value selected=value == chosen>{text}</option> })
