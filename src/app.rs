@@ -8,6 +8,7 @@ use crate::ui::{
         console_apps::AppsPage,
         export_page::ExportPage,
         exports_guide::ExportsGuidePage,
+        hints_page::HintsPage,
         history_page::HistoryPage,
         import_page::ImportPage,
         invitation::InvitationPage,
@@ -92,8 +93,8 @@ document.addEventListener('click', function (e) {
 
 /// Whether the page asked for has islands: an app's own pages (the app,
 /// its export, import and "Try" pages) do; the landing page, the forms to
-/// sign up, log in and create an app, the lists and the history work as
-/// plain HTML.
+/// sign up, log in and create an app, the lists, the history and the hints
+/// of every tool work as plain HTML.
 fn page_has_islands() -> bool {
     #[cfg(feature = "ssr")]
     {
@@ -113,7 +114,7 @@ fn is_island_page(path: &str) -> bool {
     else {
         return false;
     };
-    package != "new" && !matches!(segments.next(), Some("history"))
+    package != "new" && !matches!(segments.next(), Some("history" | "hints"))
 }
 
 /// The console's whole HTTP surface: its pages and server functions, in
@@ -185,6 +186,11 @@ pub fn App() -> impl IntoView {
                         view=HistoryPage
                         ssr=SsrMode::Async
                     />
+                    <Route
+                        path=path!("/console/apps/:package_name/hints")
+                        view=HintsPage
+                        ssr=SsrMode::Async
+                    />
                     <Route path=path!("/console/orgs/new") view=NewOrgPage ssr=SsrMode::Async/>
                     <Route path=path!("/console/orgs/:slug") view=OrgPage ssr=SsrMode::Async/>
                     <Route path=path!("/invitations/:token") view=InvitationPage ssr=SsrMode::Async/>
@@ -216,6 +222,7 @@ mod tests {
             "/console/apps",
             "/console/apps/new",
             "/console/apps/com.example.todo/history",
+            "/console/apps/com.example.todo/hints",
             "/no/such/page",
         ] {
             assert!(!is_island_page(path), "{path}");

@@ -63,7 +63,12 @@ test("an app without tools is ready for no format", async ({ page }) => {
 
 test("Hints of every tool: decide them all in one form", async ({ page }) => {
   const packageName = await openFourTools(page);
-  const form = checks(page).getByRole("form", { name: "Hints of every tool", exact: true });
+  // Its own page, linked from the checks (a row per tool would double a
+  // large app's page).
+  await checks(page).getByRole("link", { name: "Decide the hints of every tool", exact: true }).click();
+  await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName.replace(/\./g, "\\.")}/hints$`));
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("Hints of");
+  const form = page.getByRole("form", { name: "Hints of every tool", exact: true });
   await expect(form).toBeVisible();
   for (const id of IDS) {
     for (const hint of HINTS) {
@@ -80,14 +85,16 @@ test("Hints of every tool: decide them all in one form", async ({ page }) => {
     await form.getByLabel(`Open world of ${id}`, { exact: true }).selectOption({ label: "No" });
   }
   await form.getByRole("button", { name: "Save hints", exact: true }).click();
+  // Back on the app's page, at its checks.
+  await expect(page).toHaveURL(new RegExp(`/console/apps/${packageName.replace(/\./g, "\\.")}\\?hints=4#checks$`));
   await expect(pageNotice(page)).toHaveText("Saved hints.");
   const findings = checks(page).locator("li.finding");
   await expect(findings.filter({ hasText: "Set Read-only to Yes or No" }), "Read-only is decided for every tool").toHaveCount(0);
   await expect(findings.filter({ hasText: "Set Open world to Yes or No" }), "Open world is decided for every tool").toHaveCount(0);
 
-  // Saved: after a reload the form shows them.
-  await page.goto(`/console/apps/${packageName}`);
-  const again = checks(page).getByRole("form", { name: "Hints of every tool", exact: true });
+  // Saved: the form shows them when opened again.
+  await page.goto(`/console/apps/${packageName}/hints`);
+  const again = page.getByRole("form", { name: "Hints of every tool", exact: true });
   for (const id of IDS) {
     await expect(again.getByLabel(`Read-only of ${id}`, { exact: true }).locator("option:checked")).toHaveText("Yes");
     await expect(again.getByLabel(`Open world of ${id}`, { exact: true }).locator("option:checked")).toHaveText("No");
@@ -95,6 +102,7 @@ test("Hints of every tool: decide them all in one form", async ({ page }) => {
 
   // The tool editor (JavaScript only) shows the same.
   if (hydrated()) {
+    await page.goto(`/console/apps/${packageName}`);
     await waitForHydration(page, "section.tools[data-hydrated]");
     await toolCard(page, IDS[0]).getByRole("button", { name: "Edit", exact: true }).click();
     await expect(editor(page).getByLabel("Tool ID", { exact: true })).toHaveValue(IDS[0]);

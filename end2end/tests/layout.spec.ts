@@ -130,6 +130,8 @@ for (const width of [1280, 375]) {
       // A revision open: its diff and JSON have the longest lines of all.
       await visitAndCheck(page, `${base}/history?revision=2`);
       await expect(page.getByRole("textbox", { name: "Revision JSON", exact: true })).toBeVisible();
+      // Hints of every tool: a row per tool.
+      await visitAndCheck(page, `${base}/hints`);
 
       // The parameter with thirty allowed values is a select as wide as its longest.
       await visitAndCheck(page, `${base}/tools/${LONG_TOOLS[0].id}/try`, "form[data-hydrated]");

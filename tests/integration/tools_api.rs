@@ -379,12 +379,13 @@ async fn hints_of_every_tool_are_one_revision_and_a_refused_form_keeps_the_choic
         chosen.echoed(&hints_echo_key("add_todo", HintKind::Idempotent)),
         Some("")
     );
-    // The app's page, drawn with that error, holds the choices.
+    // The hints page, drawn with that error, holds the choices.
     let query = location.split_once('?').map(|(_, q)| q).unwrap_or_default();
     let page = alice
-        .get(&format!("/console/apps/com.example.todo?{query}"))
+        .get(&format!("/console/apps/com.example.todo/hints?{query}"))
         .await
         .body;
+    assert!(page.contains("This app was changed elsewhere"), "{page}");
     let select = page
         .split(r#"id="hints-0-open_world""#)
         .nth(1)

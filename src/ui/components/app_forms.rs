@@ -11,7 +11,7 @@ use crate::{
         app::{AppDetails, DEFAULT_VERSION},
         checks::CheckSummary,
         keys::ApiKeySummary,
-        tool::{ToolSummary, ToolsState},
+        tool::ToolSummary,
     },
     ui::components::{
         api_keys::ApiKeysSection,
@@ -107,15 +107,13 @@ pub fn AppConsole(
     notice: Option<String>,
     save_error: Option<AppError>,
     delete_error: Option<AppError>,
-    /// A refused plain "Save hints".
-    hints_error: Option<AppError>,
     /// What the page shows between the keys and the deletion (server HTML).
     children: Children,
 ) -> impl IntoView {
     let package_name = app.package_name.clone();
     view! {
         <div class="stack">
-            <AppEditor app tools checks notice initial_error=save_error hints_error/>
+            <AppEditor app tools checks notice initial_error=save_error/>
             {if admin {
                 view! { <ApiKeysSection package_name=package_name.clone() keys/> }.into_any()
             } else {
@@ -153,7 +151,6 @@ fn AppEditor(
     checks: CheckSummary,
     notice: Option<String>,
     initial_error: Option<AppError>,
-    hints_error: Option<AppError>,
 ) -> impl IntoView {
     let revision = RwSignal::new(app.revision);
     // The checks of the app as the page shows it: asked for again after
@@ -180,26 +177,13 @@ fn AppEditor(
     // nothing.
     let notice = RwSignal::new(notice);
     let package_name = app.package_name.clone();
-    // The tools as the tools section has them now (with their hints), for
-    // "Hints of every tool"; and the list that form's save gives back.
-    let listing = RwSignal::new(tools.clone());
-    let pushed = RwSignal::new(None::<ToolsState>);
-    let on_hints_saved = Callback::new(move |state: ToolsState| pushed.set(Some(state)));
     // The tools come first: they are what the page is for, and a new app's
     // "Add tool" is then in view.
     view! {
         <div class="app-editor stack">
             <Notice message=notice/>
-            <ToolsSection package_name=package_name.clone() revision tools notice checks listing pushed/>
-            <ChecksPanel
-                package_name
-                checks
-                tools=listing
-                revision
-                notice
-                on_hints_saved
-                hints_error
-            />
+            <ToolsSection package_name=package_name.clone() revision tools notice checks/>
+            <ChecksPanel package_name checks/>
             <section class="card stack" aria-labelledby="details-title">
                 <h2 id="details-title">"Details"</h2>
                 <AppDetailsForm app revision notice initial_error/>

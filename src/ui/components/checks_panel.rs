@@ -2,17 +2,16 @@
 //! would reject or misread, each with a link that opens the field to fix.
 
 use crate::{
-    api::{tools::SaveHints, AppError},
+    api::tools::SaveHints,
     domain::{
         checks::{CheckSummary, FindingGroup, Place},
         export::Format,
-        tool::{hint_value, hints_echo_key, HintKind, HintsRow, ToolSummary, ToolsState},
+        tool::{hint_value, hints_echo_key, HintKind, HintsRow, ToolSummary},
         url::encode_component,
         FieldErrors,
     },
-    ui::components::form::{form_error, form_message, FormAlert, SubmitButton},
 };
-use leptos::prelude::*;
+use leptos::{prelude::*, server_fn::ServerFn};
 
 /// "3 findings", "1 finding", "No findings".
 pub fn count_text(count: usize) -> String {
@@ -139,23 +138,14 @@ pub fn group_item(package_name: &str, group: &FindingGroup) -> impl IntoView {
     }
 }
 
-/// The "Checks" region: a line per rule, or that there is nothing to say;
-/// and "Hints of every tool", the commonest fix, as one form. Follows
-/// `checks`, which the page refreshes after each change to the app.
+/// The "Checks" region: a line per rule, or that there is nothing to say,
+/// and the way to "Hints of every tool" (its own page: a row per tool
+/// would make a large app's page twice as heavy). Follows `checks`, which
+/// the page refreshes after each change to the app.
 #[component]
-pub fn ChecksPanel(
-    package_name: String,
-    checks: RwSignal<CheckSummary>,
-    /// The app's tools as the page has them (with their hints).
-    tools: RwSignal<Vec<ToolSummary>>,
-    revision: RwSignal<i64>,
-    notice: RwSignal<Option<String>>,
-    /// The tools as "Save hints" left them.
-    on_hints_saved: Callback<ToolsState>,
-    /// A refused plain "Save hints" (no JavaScript), from the page's address.
-    hints_error: Option<AppError>,
-) -> impl IntoView {
-    let package = StoredValue::new(package_name.clone());
+pub fn ChecksPanel(package_name: String, checks: RwSignal<CheckSummary>) -> impl IntoView {
+    let hints_href = format!("/console/apps/{}/hints", encode_component(&package_name));
+    let package = StoredValue::new(package_name);
     view! {
         <section class="card stack checks" id="checks" aria-labelledby="checks-title">
             <h2 id="checks-title">"Checks"</h2>
@@ -178,99 +168,52 @@ pub fn ChecksPanel(
                         }
                     })
             }}
-            <Show when=move || !tools.with(Vec::is_empty)>
-                <HintsForm
-                    package_name=package.get_value()
-                    tools
-                    revision
-                    notice
-                    on_saved=on_hints_saved
-                    initial_error=hints_error.clone()
-                />
-            </Show>
+            <p>
+                <a class="button" href=hints_href>"Decide the hints of every tool"</a>
+                " "
+                <span class="hint">"One form, a row per tool: the commonest fix."</span>
+            </p>
         </section>
     }
 }
 
-/// "Hints of every tool": a row per tool, a select per hint. With
-/// JavaScript it saves in place; without, it is a plain form post.
+/// "Hints of every tool": a row per tool, a select per hint, as a plain
+/// form (it works the same with or without JavaScript). `chosen` is what a
+/// refused post had chosen, drawn again.
 #[component]
-fn HintsForm(
+pub fn HintsForm(
     package_name: String,
-    tools: RwSignal<Vec<ToolSummary>>,
-    revision: RwSignal<i64>,
-    notice: RwSignal<Option<String>>,
-    on_saved: Callback<ToolsState>,
-    initial_error: Option<AppError>,
+    revision: i64,
+    tools: Vec<ToolSummary>,
+    chosen: Option<FieldErrors>,
 ) -> impl IntoView {
-    let action = ServerAction::<SaveHints>::new();
-    // What a refused plain form had chosen, to draw again.
-    let chosen = StoredValue::new(
-        initial_error
-            .as_ref()
-            .and_then(AppError::echoed_input)
-            .cloned(),
-    );
-    let error = form_error(action, initial_error);
-    Effect::new(move |_| match action.value().get() {
-        Some(Ok(state)) => {
-            notice.set(Some("Saved hints.".to_owned()));
-            on_saved.run(state);
-        }
-        Some(Err(_)) => notice.set(None),
-        None => {}
-    });
-    let open = Signal::derive(move || {
-        // Open while a hint is undecided, or after a refusal.
-        error.with(Option::is_some)
-            || tools.with(|all| {
-                all.iter()
-                    .any(|t| HintKind::ALL.into_iter().any(|k| t.hints.get(k).is_none()))
-            })
-    });
+    let rows = tools
+        .iter()
+        .enumerate()
+        .map(|(row, tool)| hints_row(row, tool, chosen.as_ref()))
+        .collect_view();
     view! {
-        <details class="hints-of-every-tool" open=move || open.get()>
-            <summary id="hints-title">"Hints of every tool"</summary>
-            <ActionForm action=action attr:aria-labelledby="hints-title" attr:novalidate=true>
-                <p class="hint">
-                    "Decide what each tool does: MCP clients read a hint left unset as the protocol's "
-                    "most cautious default, and ChatGPT's app review refuses it."
-                </p>
-                <FormAlert message=form_message(error)/>
-                <input type="hidden" name="package_name" value=package_name/>
-                <input type="hidden" name="revision" value=move || revision.get().to_string()/>
-                <div class="table-wrap">
-                    <table class="stacked hints-table">
-                        <thead>
-                            <tr>
-                                <th scope="col">"Tool"</th>
-                                {HintKind::ALL
-                                    .into_iter()
-                                    .map(|kind| view! { <th scope="col">{kind.label()}</th> })
-                                    .collect_view()}
-                            </tr>
-                        </thead>
-                        <tbody>
-                            {move || {
-                                tools
-                                    .with(|all| {
-                                        chosen
-                                            .with_value(|chosen| {
-                                                all.iter()
-                                                    .enumerate()
-                                                    .map(|(row, tool)| hints_row(row, tool, chosen.as_ref()))
-                                                    .collect_view()
-                                            })
-                                    })
-                            }}
-                        </tbody>
-                    </table>
-                </div>
-                <div class="form-actions">
-                    <SubmitButton label="Save hints" pending=action.pending()/>
-                </div>
-            </ActionForm>
-        </details>
+        <form method="post" action=SaveHints::PATH aria-labelledby="hints-title" class="stack">
+            <input type="hidden" name="package_name" value=package_name/>
+            <input type="hidden" name="revision" value=revision.to_string()/>
+            <div class="table-wrap">
+                <table class="stacked hints-table">
+                    <thead>
+                        <tr>
+                            <th scope="col">"Tool"</th>
+                            {HintKind::ALL
+                                .into_iter()
+                                .map(|kind| view! { <th scope="col">{kind.label()}</th> })
+                                .collect_view()}
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <div class="form-actions">
+                <button type="submit" class="primary">"Save hints"</button>
+            </div>
+        </form>
     }
 }
 

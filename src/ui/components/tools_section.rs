@@ -74,10 +74,6 @@ pub fn ToolsSection(
     notice: RwSignal<Option<String>>,
     /// The app's checks, counted beside the heading.
     checks: RwSignal<CheckSummary>,
-    /// Where the list is published as it changes (for "Hints of every tool").
-    listing: RwSignal<Vec<ToolSummary>>,
-    /// A list another part of the page wrote ("Save hints"), to take if newer.
-    pushed: RwSignal<Option<ToolsState>>,
 ) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
@@ -166,18 +162,6 @@ pub fn ToolsSection(
         }
     };
     let on_reload = Callback::new(apply_latest);
-    Effect::new(move |_| {
-        if let Some(state) = pushed.get() {
-            apply_latest(state);
-        }
-    });
-    Effect::new(move |seen: Option<()>| {
-        let now: Vec<ToolSummary> = entries.with(|all| all.iter().map(|e| e.tool.get()).collect());
-        // The page came with the list: only changes are published.
-        if seen.is_some() {
-            listing.set(now);
-        }
-    });
 
     // "Edit" first fetches the whole tool: `opening` is the card waiting for it.
     let opener = ServerAction::<GetTool>::new();

@@ -1,7 +1,6 @@
 use crate::{
     api::apps::{get_app_page, AppPage, DeleteApp, SaveApp},
     api::orgs::MoveApp as MoveAppFn,
-    api::tools::SaveHints,
     domain::{
         org::{OrgSummary, Role},
         url::encode_component,
@@ -50,7 +49,6 @@ pub fn AppPage() -> impl IntoView {
             "Saved hints.".to_owned()
         });
     }
-    let hints_error = url_error::<SaveHints>();
     let save_error = url_error::<SaveApp>();
     let delete_error = url_error::<DeleteApp>();
 
@@ -61,7 +59,6 @@ pub fn AppPage() -> impl IntoView {
                 let notice = notice.clone();
                 let save_error = save_error.clone();
                 let delete_error = delete_error.clone();
-                let hints_error = hints_error.clone();
                 let confirm_move = confirm_move.clone();
                 Suspend::new(async move {
                     match get_app_page(package_name, activity_before).await {
@@ -99,7 +96,6 @@ pub fn AppPage() -> impl IntoView {
                                         notice
                                         save_error
                                         delete_error
-                                        hints_error
                                     >
                                         <ConnectAssistant package_name=package.clone() endpoint=mcp.endpoint/>
                                         <ActivityTable

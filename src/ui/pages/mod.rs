@@ -3,6 +3,7 @@ pub mod auth;
 pub mod console_apps;
 pub mod export_page;
 pub mod exports_guide;
+pub mod hints_page;
 pub mod history_page;
 pub mod import_page;
 pub mod invitation;
