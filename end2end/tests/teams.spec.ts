@@ -3,32 +3,9 @@ import { expectNoSeriousA11yViolations, pageNotice } from "../fixtures/a11y";
 import { PASSWORD, signUp, uniqueEmail } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
 import { addTool, editor, toolCard } from "../fixtures/tools";
+import { createOrg, invite } from "../fixtures/orgs";
 
 const noJs = () => test.info().project.use.javaScriptEnabled === false;
-
-/** Creates an organization from the header's page; it becomes current and its page opens. */
-async function createOrg(page: Page, name: string): Promise<string> {
-  await page.goto("/console/orgs/new");
-  await expectNoSeriousA11yViolations(page);
-  await page.getByLabel("Organization name", { exact: true }).fill(name);
-  await page.getByRole("button", { name: "Create organization", exact: true }).click();
-  await expect(page).toHaveURL(/\/console\/orgs\/[a-z0-9-]+\?created=1$/);
-  await expect(page.getByRole("heading", { level: 1 })).toHaveText(name);
-  return new URL(page.url()).pathname;
-}
-
-/** Invites `email` from the organization page; the link shown once. */
-async function invite(page: Page, orgPath: string, email: string, role: "admin" | "member"): Promise<string> {
-  await page.goto(orgPath);
-  const invitations = page.getByRole("region", { name: "Invitations", exact: true });
-  await invitations.getByLabel("Email", { exact: true }).fill(email);
-  await invitations.getByLabel("Role", { exact: true }).selectOption(role);
-  await invitations.getByRole("button", { name: "Invite", exact: true }).click();
-  await expect(pageNotice(page)).toContainText(`Invited ${email}`);
-  const link = await invitations.getByLabel("Invitation link", { exact: true }).inputValue();
-  expect(link).toMatch(/\/invitations\/[0-9a-f]{64}$/);
-  return link;
-}
 
 /** Chooses `role` in a member's row: at once with JavaScript, with "Change role" without. */
 async function chooseRole(page: Page, email: string, role: "admin" | "member") {
