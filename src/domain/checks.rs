@@ -107,18 +107,6 @@ impl Rule {
             HintKind::OpenWorld => Rule::HintOpenWorld,
         }
     }
-
-    /// Whether deciding hints fixes it (the "Hints of every tool" form).
-    pub fn is_about_hints(self) -> bool {
-        matches!(
-            self,
-            Rule::HintReadOnly
-                | Rule::HintDestructive
-                | Rule::HintIdempotent
-                | Rule::HintOpenWorld
-                | Rule::HintsAgree
-        )
-    }
 }
 
 /// One thing to do, for the consumers it concerns, at a field's path
