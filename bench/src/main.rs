@@ -23,7 +23,7 @@ use toolwright::{
         config::AppConfig,
         export::{render_text, ExportOptions, Format},
         revision::Change,
-        tool::{ParamType, Parameter, Tool},
+        tool::{ParamType, Parameter, Tool, ToolEdit},
     },
     server::{clock::now_ms, password, repo, Config, Db},
 };
@@ -245,19 +245,16 @@ async fn floor_save(url: &str, connections: usize, seconds: u64) -> Result<(), S
             while Instant::now() < deadline {
                 variant += 1;
                 let began = Instant::now();
-                let written = repo::tools::save(
-                    &db,
-                    app.id,
-                    revision,
-                    Some("tool_000"),
-                    &tool(0, variant),
-                    &me,
-                    now_ms(),
-                )
-                .await
-                .map_err(|e| e.to_string())?;
+                let edit = ToolEdit::Save {
+                    original_id: Some("tool_000".to_owned()),
+                    tool: Box::new(tool(0, variant)),
+                };
+                let written =
+                    repo::revisions::edit_tools(&db, app.id, revision, &edit, &me, now_ms())
+                        .await
+                        .map_err(|e| e.to_string())?;
                 match written {
-                    repo::tools::ToolWrite::Applied { revision: next, .. } => revision = next,
+                    repo::revisions::ToolWrite::Applied { revision: next, .. } => revision = next,
                     other => return Err(format!("unexpected {other:?}")),
                 }
                 if began >= started {

@@ -58,31 +58,13 @@ pub async fn save_tool(
     original_id: Option<String>,
     draft: ToolDraft,
 ) -> Result<ToolsWritten, AppError> {
-    use crate::{
-        api::context,
-        server::{clock::now_ms, repo},
-    };
-    let state = context::state()?;
-    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
-    let tool = draft.parse()?;
-    let written = repo::tools::save(
-        &state.db,
-        app.id,
-        revision,
-        original_id.as_deref(),
-        &tool,
-        &developer,
-        now_ms(),
-    )
-    .await?;
-    tracing::info!(developer = developer.id, package = %package_name, tool = %tool.id, "tool saved");
-    outcome(
-        written,
-        ToolEdit::Save {
+    edit_tools(&package_name, revision, || {
+        Ok(ToolEdit::Save {
             original_id,
-            tool: Box::new(tool),
-        },
-    )
+            tool: Box::new(draft.parse()?),
+        })
+    })
+    .await
 }
 
 #[server(prefix = "/api", endpoint = "tools/delete", input = Json)]
@@ -91,16 +73,7 @@ pub async fn delete_tool(
     revision: i64,
     tool_id: String,
 ) -> Result<ToolsWritten, AppError> {
-    use crate::{
-        api::context,
-        server::{clock::now_ms, repo},
-    };
-    let state = context::state()?;
-    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
-    let written =
-        repo::tools::delete(&state.db, app.id, revision, &tool_id, &developer, now_ms()).await?;
-    tracing::info!(developer = developer.id, package = %package_name, tool = %tool_id, "tool deleted");
-    outcome(written, ToolEdit::Delete(tool_id))
+    edit_tools(&package_name, revision, || Ok(ToolEdit::Delete(tool_id))).await
 }
 
 #[server(prefix = "/api", endpoint = "tools/move", input = Json)]
@@ -110,23 +83,46 @@ pub async fn move_tool(
     tool_id: String,
     direction: MoveDirection,
 ) -> Result<ToolsWritten, AppError> {
+    edit_tools(&package_name, revision, || {
+        Ok(ToolEdit::Move(tool_id, direction))
+    })
+    .await
+}
+
+/// Makes the edit `edit` gives (a save checks its draft there) on the
+/// signed-in developer's app `package_name`, if they may edit it and it is
+/// still at `revision`; answers the edit as made, which the editor makes on
+/// its own list.
+#[cfg(feature = "ssr")]
+async fn edit_tools(
+    package_name: &str,
+    revision: i64,
+    edit: impl FnOnce() -> Result<ToolEdit, AppError>,
+) -> Result<ToolsWritten, AppError> {
     use crate::{
-        api::context,
-        server::{clock::now_ms, repo},
+        api::{apps::STALE_MESSAGE, context},
+        domain::FieldErrors,
+        server::{clock::now_ms, repo, repo::revisions::ToolWrite},
     };
     let state = context::state()?;
-    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
-    let written = repo::tools::move_tool(
-        &state.db,
-        app.id,
-        revision,
-        &tool_id,
-        direction,
-        &developer,
-        now_ms(),
-    )
-    .await?;
-    outcome(written, ToolEdit::Move(tool_id, direction))
+    let (developer, app) = context::app_for(&state, package_name, Action::Edit).await?;
+    let edit = edit()?;
+    let written =
+        repo::revisions::edit_tools(&state.db, app.id, revision, &edit, &developer, now_ms())
+            .await?;
+    match written {
+        ToolWrite::Applied { revision, .. } => {
+            tracing::info!(developer = developer.id, package = %package_name, revision, "tools edited");
+            Ok(ToolsWritten { revision, edit })
+        }
+        ToolWrite::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
+        ToolWrite::NotFound => Err(AppError::NotFound),
+        ToolWrite::DuplicateId => Err(FieldErrors::single(
+            "tool_id",
+            "Another tool of this app already has this ID",
+        )
+        .into()),
+    }
 }
 
 /// "Hints of every tool": decides the four hints of each tool a row names,
@@ -204,22 +200,4 @@ pub async fn save_hints(
         revision,
         tools: config.tools.iter().map(ToolSummary::of).collect(),
     })
-}
-
-#[cfg(feature = "ssr")]
-fn outcome(
-    written: crate::server::repo::tools::ToolWrite,
-    edit: ToolEdit,
-) -> Result<ToolsWritten, AppError> {
-    use crate::{api::apps::STALE_MESSAGE, domain::FieldErrors, server::repo::tools::ToolWrite};
-    match written {
-        ToolWrite::Applied { revision, .. } => Ok(ToolsWritten { revision, edit }),
-        ToolWrite::Stale => Err(AppError::Conflict(STALE_MESSAGE.to_owned())),
-        ToolWrite::NotFound => Err(AppError::NotFound),
-        ToolWrite::DuplicateId => Err(FieldErrors::single(
-            "tool_id",
-            "Another tool of this app already has this ID",
-        )
-        .into()),
-    }
 }

@@ -60,6 +60,16 @@ pub const APP_CONFIG_KEYS: [&str; 6] = [
 ];
 
 impl AppConfig {
+    /// A tool id two of its tools share, if any: a configuration the
+    /// console never stores (each tool of an app has its own id).
+    pub fn repeated_tool_id(&self) -> Option<&str> {
+        let mut seen = std::collections::HashSet::new();
+        self.tools
+            .iter()
+            .map(|tool| tool.id.as_str())
+            .find(|id| !seen.insert(*id))
+    }
+
     /// Whether the app's own fields here (name, description, version,
     /// server URL) are those of `details`.
     pub fn has_fields_of(&self, details: &AppDetails) -> bool {
@@ -73,6 +83,21 @@ impl AppConfig {
 #[cfg(test)]
 mod fields_tests {
     use super::*;
+
+    #[test]
+    fn a_repeated_tool_id_is_found() {
+        let tool = |id: &str| crate::domain::tool::Tool {
+            id: id.into(),
+            ..Default::default()
+        };
+        let mut config = AppConfig {
+            tools: vec![tool("a"), tool("b")],
+            ..AppConfig::default()
+        };
+        assert_eq!(config.repeated_tool_id(), None);
+        config.tools.push(tool("a"));
+        assert_eq!(config.repeated_tool_id(), Some("a"));
+    }
 
     #[test]
     fn the_app_fields_are_compared_and_nothing_else() {

@@ -1,7 +1,10 @@
 //! Revisions: every change to an app is one, with a one-line summary and the
 //! whole configuration as it was afterwards.
 
-use crate::domain::{config::AppConfig, tool::MoveDirection};
+use crate::domain::{
+    config::AppConfig,
+    tool::{MoveDirection, Tool, ToolEdit},
+};
 use serde::{Deserialize, Serialize};
 
 /// What a change did, in the words the history shows.
@@ -24,6 +27,30 @@ pub enum Change {
 }
 
 impl Change {
+    /// What `edit` does to `tools` (the list it is made on), in the
+    /// history's words: an edit's hint changes are spelled out.
+    pub fn of_edit(edit: &ToolEdit, tools: &[Tool]) -> Change {
+        match edit {
+            ToolEdit::Save {
+                original_id: None,
+                tool,
+            } => Change::AddedTool(tool.id.clone()),
+            ToolEdit::Save {
+                original_id: Some(original_id),
+                tool,
+            } => {
+                let hints = tools
+                    .iter()
+                    .find(|was| &was.id == original_id)
+                    .map(|was| tool.hints.changes_from(&was.hints))
+                    .unwrap_or_default();
+                Change::EditedTool(original_id.clone(), tool.id.clone(), hints)
+            }
+            ToolEdit::Delete(id) => Change::DeletedTool(id.clone()),
+            ToolEdit::Move(id, direction) => Change::MovedTool(id.clone(), *direction),
+        }
+    }
+
     pub fn summary(&self) -> String {
         match self {
             Change::CreatedApp => "Created the app".to_owned(),
@@ -116,6 +143,44 @@ mod tests {
         assert_eq!(
             Change::DecidedHints(vec!["add_todo".into(), "get_todos".into()]).summary(),
             "Decided the hints of add_todo, get_todos"
+        );
+    }
+
+    #[test]
+    fn an_edit_says_what_it_did_and_how_the_hints_changed() {
+        use crate::domain::tool::ToolHints;
+        let was = Tool {
+            id: "add".into(),
+            ..Tool::default()
+        };
+        let now = Tool {
+            id: "add_todo".into(),
+            hints: ToolHints {
+                read_only: Some(true),
+                ..ToolHints::default()
+            },
+            ..Tool::default()
+        };
+        let tools = [was];
+        let save = |original_id: Option<&str>| ToolEdit::Save {
+            original_id: original_id.map(str::to_owned),
+            tool: Box::new(now.clone()),
+        };
+        assert_eq!(
+            Change::of_edit(&save(None), &tools).summary(),
+            "Added tool add_todo"
+        );
+        assert_eq!(
+            Change::of_edit(&save(Some("add")), &tools).summary(),
+            "Edited tool add_todo (was add): Read-only: not set → yes"
+        );
+        assert_eq!(
+            Change::of_edit(&ToolEdit::Move("add".into(), MoveDirection::Up), &tools).summary(),
+            "Moved tool add up"
+        );
+        assert_eq!(
+            Change::of_edit(&ToolEdit::Delete("add".into()), &tools).summary(),
+            "Deleted tool add"
         );
     }
 

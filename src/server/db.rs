@@ -16,7 +16,7 @@
 
 use super::{
     config::{Backend, Config},
-    repo::configs::ConfigCache,
+    repo::revisions::ConfigCache,
 };
 use sqlx::{
     migrate::{MigrateError, Migrator},

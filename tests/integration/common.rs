@@ -611,3 +611,71 @@ pub async fn api_get(server: &TestServer, path: &str, key: Option<&str>) -> reqw
     }
     request.send().await.unwrap()
 }
+
+/// The editor's three edits and an app's tools now, as the tests make and
+/// read them: through the one write every change takes, and the app's
+/// latest revision.
+pub mod tools {
+    use toolwright::{
+        domain::{
+            account::CurrentDeveloper,
+            tool::{MoveDirection, Tool, ToolEdit},
+        },
+        server::{
+            repo::{
+                revisions::{self, ToolWrite},
+                WriteError,
+            },
+            Db,
+        },
+    };
+
+    pub async fn save(
+        db: &Db,
+        app_id: i64,
+        revision: i64,
+        original_id: Option<&str>,
+        tool: &Tool,
+        author: &CurrentDeveloper,
+        now_ms: i64,
+    ) -> Result<ToolWrite, WriteError> {
+        let edit = ToolEdit::Save {
+            original_id: original_id.map(str::to_owned),
+            tool: Box::new(tool.clone()),
+        };
+        revisions::edit_tools(db, app_id, revision, &edit, author, now_ms).await
+    }
+
+    pub async fn delete(
+        db: &Db,
+        app_id: i64,
+        revision: i64,
+        tool_id: &str,
+        author: &CurrentDeveloper,
+        now_ms: i64,
+    ) -> Result<ToolWrite, WriteError> {
+        let edit = ToolEdit::Delete(tool_id.to_owned());
+        revisions::edit_tools(db, app_id, revision, &edit, author, now_ms).await
+    }
+
+    pub async fn move_tool(
+        db: &Db,
+        app_id: i64,
+        revision: i64,
+        tool_id: &str,
+        direction: MoveDirection,
+        author: &CurrentDeveloper,
+        now_ms: i64,
+    ) -> Result<ToolWrite, WriteError> {
+        let edit = ToolEdit::Move(tool_id.to_owned(), direction);
+        revisions::edit_tools(db, app_id, revision, &edit, author, now_ms).await
+    }
+
+    /// The app's tools at its latest revision (none for an app that is gone).
+    pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error> {
+        Ok(revisions::current(db, app_id)
+            .await?
+            .map(|config| config.tools.clone())
+            .unwrap_or_default())
+    }
+}

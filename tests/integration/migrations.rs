@@ -183,7 +183,7 @@ async fn ticked_hints_become_yes_and_unticked_ones_not_set() {
             .fetch_one(pool)
             .await)
         .expect("the app");
-        let tools = toolwright::server::repo::tools::list_for_app(&db, app_id)
+        let tools = crate::common::tools::list_for_app(&db, app_id)
             .await
             .expect("read the migrated tools");
         assert_eq!(tools.len(), 2, "{label}");
@@ -226,7 +226,9 @@ async fn each_developer_gets_a_personal_organization_holding_their_apps() {
             INSERT INTO tools (app_id, position, tool_id, description)
                 SELECT id, 0, 'lookup', 'Looks up' FROM apps;
             INSERT INTO app_revisions (app_id, revision, author_id, author_email, created_at, summary, snapshot)
-                SELECT a.id, 1, a.owner_id, d.email, 0, 'Created the app', '{}'
+                SELECT a.id, 1, a.owner_id, d.email, 0, 'Created the app',
+                    '{\"name\":\"' || a.name || '\",\"description\":\"\",\"version\":\"1.0.0\",\"public_url\":\"https://x.example.com\",' ||
+                    '\"tools\":[{\"id\":\"lookup\",\"description\":\"Looks up\",\"activation_phrases\":[],\"parameters\":[]}]}\'
                 FROM apps a JOIN developers d ON d.id = a.owner_id;
             INSERT INTO api_keys (app_id, name, prefix, key_hash, created_at)
                 SELECT id, 'CI', 'tw_', 'hash-' || package_name, 0 FROM apps;";
@@ -276,7 +278,7 @@ async fn each_developer_gets_a_personal_organization_holding_their_apps() {
                     .is_none(),
                 "{label}: the other developer's app stays theirs"
             );
-            let tools = toolwright::server::repo::tools::list_for_app(&db, app.id)
+            let tools = crate::common::tools::list_for_app(&db, app.id)
                 .await
                 .unwrap();
             assert_eq!(tools.len(), 1, "{label}");
@@ -284,8 +286,8 @@ async fn each_developer_gets_a_personal_organization_holding_their_apps() {
         let counts: Vec<i64> = row_counts(&db).await;
         assert_eq!(
             counts,
-            vec![2, 2, 2, 2, 2, 2],
-            "{label}: apps, tools, revisions, keys, organizations, members"
+            vec![2, 2, 2, 2, 2],
+            "{label}: apps, revisions, keys, organizations, members"
         );
         // A new sign-up after the migration gets an organization of their own too.
         let id = toolwright::server::repo::developers::create(&db, "c@example.com", "h", 3)
@@ -308,7 +310,6 @@ async fn row_counts(db: &Db) -> Vec<i64> {
     let mut counts = Vec::new();
     for table in [
         "apps",
-        "tools",
         "app_revisions",
         "api_keys",
         "organizations",
@@ -320,4 +321,241 @@ async fn row_counts(db: &Db) -> Vec<i64> {
         );
     }
     counts
+}
+
+#[tokio::test]
+async fn one_store_keeps_every_apps_configuration_and_history() {
+    use toolwright::{
+        domain::{
+            account::CurrentDeveloper,
+            config::AppConfig,
+            tool::{ParamType, Parameter, Tool, ToolEdit, ToolHints},
+        },
+        server::repo::{self, revisions::Snapshot},
+    };
+    const ONE_STORE: &str = "0017";
+    let kept = |json: serde_json::Value| serde_json::from_value(json).unwrap();
+    // An app last changed before revisions were recorded: its tools (with
+    // parameters, kept keys and decided hints) only in the tables.
+    let old = AppConfig {
+        name: "Old".into(),
+        description: "From before".into(),
+        version: "1.0.0".into(),
+        public_url: "https://old.example.com".into(),
+        settings: Some(serde_json::json!([{"key": "units"}])),
+        extra: kept(serde_json::json!({"permissions": [{"type": "MICROPHONE"}]})),
+        tools: vec![
+            Tool {
+                id: "first".into(),
+                description: "First tool".into(),
+                activation_phrases: vec!["add it".into(), "put it".into()],
+                parameters: vec![
+                    Parameter {
+                        name: "a".into(),
+                        param_type: ParamType::Number,
+                        description: "A".into(),
+                        required: true,
+                        enum_values: vec![],
+                        extra: kept(serde_json::json!({"minimum": 1})),
+                    },
+                    Parameter {
+                        name: "b".into(),
+                        param_type: ParamType::String,
+                        description: "B".into(),
+                        required: false,
+                        enum_values: vec!["x".into(), "y".into()],
+                        extra: Default::default(),
+                    },
+                ],
+                title: Some("First".into()),
+                max_calls: Some(3),
+                hints: ToolHints {
+                    read_only: Some(true),
+                    destructive: Some(false),
+                    ..ToolHints::default()
+                },
+                extra: kept(serde_json::json!({"x-note": "kept"})),
+            },
+            Tool {
+                id: "second".into(),
+                description: "Second tool".into(),
+                ..Tool::default()
+            },
+        ],
+    };
+    // An app whose revisions kept its tools by content, as the console
+    // recorded them until now.
+    let recent = AppConfig {
+        name: "Recent".into(),
+        version: "2.0.0".into(),
+        public_url: "https://recent.example.com".into(),
+        tools: vec![old.tools[1].clone()],
+        ..AppConfig::default()
+    };
+    let (created, _) = Snapshot::of(AppConfig {
+        tools: vec![],
+        ..recent.clone()
+    })
+    .unwrap();
+    let (latest, bodies) = Snapshot::of(recent.clone()).unwrap();
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let db = Db::connect(&test_db.config()).await.expect("connect");
+        for sql in migration_files(label, ONE_STORE) {
+            on_db!(&db, pool => sqlx::raw_sql(&sql).execute(pool).await.map(|_| ()))
+                .expect("old migration");
+        }
+        let seed = "\
+            INSERT INTO developers (email, password_hash, created_at) VALUES ('a@example.com', 'h', 1);
+            INSERT INTO organizations (name, slug, created_at) VALUES ('Personal', 'a-example-com', 1);
+            INSERT INTO org_members (org_id, developer_id, role, joined_at)
+                SELECT o.id, d.id, 'admin', 1 FROM organizations o, developers d;
+            UPDATE developers SET current_org_id = (SELECT id FROM organizations);
+            INSERT INTO apps (owner_id, org_id, package_name, name, description, version, public_url,
+                              revision, created_at, updated_at, settings_json, extra_json)
+                SELECT d.id, o.id, 'com.example.old', 'Old', 'From before', '1.0.0', 'https://old.example.com',
+                       3, 0, 5, '[{\"key\":\"units\"}]', '{\"permissions\":[{\"type\":\"MICROPHONE\"}]}'
+                FROM developers d, organizations o;
+            INSERT INTO tools (app_id, position, tool_id, description, activation_phrases, title, max_calls,
+                               read_only_hint, destructive_hint, idempotent_hint, open_world_hint, extra_json)
+                SELECT id, 1, 'second', 'Second tool', '[]', NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM apps;
+            INSERT INTO tools (app_id, position, tool_id, description, activation_phrases, title, max_calls,
+                               read_only_hint, destructive_hint, idempotent_hint, open_world_hint, extra_json)
+                SELECT id, 0, 'first', 'First tool', '[\"add it\",\"put it\"]', 'First', 3,
+                       TRUE, FALSE, NULL, NULL, '{\"x-note\":\"kept\"}' FROM apps;
+            INSERT INTO tool_parameters (tool_id, position, name, param_type, description, required, enum_values, extra_json)
+                SELECT id, 1, 'b', 'string', 'B', FALSE, '[\"x\",\"y\"]', NULL FROM tools WHERE tool_id = 'first';
+            INSERT INTO tool_parameters (tool_id, position, name, param_type, description, required, enum_values, extra_json)
+                SELECT id, 0, 'a', 'number', 'A', TRUE, '[]', '{\"minimum\":1}' FROM tools WHERE tool_id = 'first';
+            INSERT INTO apps (owner_id, org_id, package_name, name, description, version, public_url,
+                              revision, created_at, updated_at)
+                SELECT d.id, o.id, 'com.example.recent', 'Recent', '', '2.0.0', 'https://recent.example.com',
+                       2, 0, 7 FROM developers d, organizations o;
+            INSERT INTO tools (app_id, position, tool_id, description)
+                SELECT id, 0, 'second', 'Second tool' FROM apps WHERE package_name = 'com.example.recent';
+            INSERT INTO api_keys (app_id, name, prefix, key_hash, created_at, created_by)
+                SELECT a.id, 'CI', 'tw_', 'hash-' || a.package_name, 0, a.owner_id FROM apps a;";
+        on_db!(&db, pool => sqlx::raw_sql(seed).execute(pool).await.map(|_| ())).expect("seed");
+        let recent_id: i64 = on_db!(&db, pool => sqlx::query_scalar::<_, i64>(
+            "SELECT id FROM apps WHERE package_name = 'com.example.recent'"
+        )
+        .fetch_one(pool)
+        .await)
+        .unwrap();
+        for (revision, summary, snapshot) in [
+            (1_i64, "Created the app", &created),
+            (2, "Added tool second", &latest),
+        ] {
+            on_db!(&db, pool => sqlx::query(
+                "INSERT INTO app_revisions (app_id, revision, author_email, created_at, summary, snapshot, tool_digests) \
+                 VALUES ($1, $2, 'a@example.com', 0, $3, $4, $5)",
+            )
+            .bind(recent_id)
+            .bind(revision)
+            .bind(summary)
+            .bind(snapshot.head().unwrap())
+            .bind(snapshot.digest_list().unwrap())
+            .execute(pool)
+            .await
+            .map(|_| ()))
+            .unwrap();
+        }
+        for (digest, body) in &bodies {
+            on_db!(&db, pool => sqlx::query(
+                "INSERT INTO revision_tools (app_id, digest, body) VALUES ($1, $2, $3)",
+            )
+            .bind(recent_id)
+            .bind(digest)
+            .bind(body)
+            .execute(pool)
+            .await
+            .map(|_| ()))
+            .unwrap();
+        }
+        for sql in migration_files(label, "9999")
+            .into_iter()
+            .skip(migration_files(label, ONE_STORE).len())
+        {
+            on_db!(&db, pool => sqlx::raw_sql(&sql).execute(pool).await.map(|_| ()))
+                .unwrap_or_else(|e| panic!("{label}: {e}"));
+        }
+
+        let developer = repo::developers::find_by_email(&db, "a@example.com")
+            .await
+            .unwrap()
+            .unwrap();
+        let me = CurrentDeveloper {
+            id: developer.id,
+            email: "a@example.com".into(),
+        };
+        let old_app = repo::apps::find_for_member(&db, me.id, "com.example.old")
+            .await
+            .unwrap()
+            .expect("the old app")
+            .0;
+        let recent_app = repo::apps::find_for_member(&db, me.id, "com.example.recent")
+            .await
+            .unwrap()
+            .expect("the recent app")
+            .0;
+        assert_eq!(
+            *repo::apps::load_config(&db, &old_app).await.unwrap(),
+            old,
+            "{label}: the old app as its tables held it"
+        );
+        assert_eq!(
+            *repo::apps::load_config(&db, &recent_app).await.unwrap(),
+            recent,
+            "{label}: the recent app as its latest revision"
+        );
+        let history = repo::revisions::list(&db, old_app.id).await.unwrap();
+        assert_eq!(history.len(), 1, "{label}");
+        assert_eq!(history[0].revision, 3, "{label}");
+        assert_eq!(
+            repo::revisions::list(&db, recent_app.id)
+                .await
+                .unwrap()
+                .len(),
+            2
+        );
+        let listed = repo::apps::list_for_org(&db, old_app.org_id).await.unwrap();
+        let counts: Vec<(&str, i64)> = listed
+            .iter()
+            .map(|a| (a.package_name.as_str(), a.tool_count))
+            .collect();
+        assert_eq!(
+            counts,
+            [("com.example.recent", 1), ("com.example.old", 2)],
+            "{label}"
+        );
+        assert_eq!(
+            repo::api_keys::list_for_app(&db, old_app.id)
+                .await
+                .unwrap()
+                .len(),
+            1,
+            "{label}: keys kept"
+        );
+
+        // The old app goes on: an edit stores its tools by content, and a
+        // fresh server reads them back.
+        let mut edited = old.tools[1].clone();
+        edited.description = "Second tool, edited".into();
+        let edit = ToolEdit::Save {
+            original_id: Some("second".into()),
+            tool: Box::new(edited.clone()),
+        };
+        repo::revisions::edit_tools(&db, old_app.id, 3, &edit, &me, 10)
+            .await
+            .unwrap();
+        let fresh = Db::connect(&test_db.config()).await.expect("connect");
+        let now = repo::revisions::current(&fresh, old_app.id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(now.tools, vec![old.tools[0].clone(), edited], "{label}");
+        assert_eq!(now.extra, old.extra, "{label}");
+        fresh.close().await;
+        db.close().await;
+    }
 }

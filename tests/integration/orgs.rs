@@ -48,16 +48,15 @@ async fn revision(server: &TestServer) -> i64 {
     .unwrap_or(0)
 }
 
-/// Everything a refused call must leave as it was: the app and its tools,
-/// keys, revisions, organizations, members, invitations and each
+/// Everything a refused call must leave as it was: the app, its keys and
+/// revisions (which hold its tools), organizations, members, invitations and each
 /// developer's current organization.
 async fn fingerprint(server: &TestServer) -> String {
     let mut out = String::new();
     for sql in [
         "SELECT a.package_name || ':' || CAST(a.revision AS TEXT) || ':' || CAST(a.org_id AS TEXT) || ':' || a.name FROM apps a ORDER BY a.package_name",
-        "SELECT t.tool_id || ':' || t.description FROM tools t ORDER BY t.tool_id",
         "SELECT k.name || ':' || COALESCE(CAST(k.revoked_at AS TEXT), '-') FROM api_keys k ORDER BY k.id",
-        "SELECT CAST(r.app_id AS TEXT) || ':' || CAST(r.revision AS TEXT) FROM app_revisions r ORDER BY r.id",
+        "SELECT CAST(r.app_id AS TEXT) || ':' || CAST(r.revision AS TEXT) || ':' || COALESCE(r.tool_digests, '-') FROM app_revisions r ORDER BY r.id",
         "SELECT o.slug || ':' || o.name FROM organizations o ORDER BY o.slug",
         "SELECT o.slug || ':' || d.email || ':' || m.role FROM org_members m JOIN organizations o ON o.id = m.org_id JOIN developers d ON d.id = m.developer_id ORDER BY o.slug, d.email",
         "SELECT i.email || ':' || i.role || ':' || COALESCE(CAST(i.cancelled_at AS TEXT), '-') || ':' || COALESCE(CAST(i.accepted_at AS TEXT), '-') FROM org_invitations i ORDER BY i.id",

@@ -8,7 +8,9 @@
 //! (The same gap, closed deterministically: `a_write_checked_on_the_way_in_
 //! is_refused_when_the_membership_ended_before_it` below.)
 
-use crate::common::{api_get, json_call_with_status, Answer, Browser, TestDatabase, TestServer};
+use crate::common::{
+    api_get, json_call_with_status, tools, Answer, Browser, TestDatabase, TestServer,
+};
 use crate::orgs::{alice_with_acme, draft, invite, join, signed_up, APP, ORG};
 use serde_json::{json, Value};
 use toolwright::{api::AppError, on_db};
@@ -118,6 +120,22 @@ async fn count(server: &TestServer, sql: &str, bind: &str) -> i64 {
         .fetch_one(pool)
         .await)
     .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// How many apps have a tool called `tool_id` now.
+async fn tools_named(server: &TestServer, tool_id: &str) -> i64 {
+    let apps: Vec<i64> = on_db!(&server.state.db, pool => sqlx::query_scalar::<_, i64>(
+        "SELECT id FROM apps"
+    )
+    .fetch_all(pool)
+    .await)
+    .unwrap();
+    let mut found = 0;
+    for app in apps {
+        let tools = tools::list_for_app(&server.state.db, app).await.unwrap();
+        found += tools.iter().filter(|t| t.id == tool_id).count() as i64;
+    }
+    found
 }
 
 /// Keys made by `email` that are not revoked.
@@ -232,12 +250,7 @@ async fn removal_and_edit_tool() {
             };
             let (removed, saved) = together(remove_bob(&mut alice), save).await;
             assert!(Side::from_answer(removed, "remove").done());
-            let stored = count(
-                &server,
-                "SELECT COUNT(*) FROM tools WHERE tool_id = $1",
-                &tool,
-            )
-            .await;
+            let stored = tools_named(&server, &tool).await;
             assert_eq!(
                 stored,
                 i64::from(saved.done()),
@@ -447,7 +460,7 @@ async fn delete_app_and_save_tool() {
             }
             // Nothing of the app is left, whoever came first.
             let id = app_id.to_string();
-            for table in ["tools", "app_revisions", "revision_tools"] {
+            for table in ["app_revisions", "revision_tools"] {
                 let left = count(
                     &server,
                     &format!("SELECT COUNT(*) FROM {table} WHERE CAST(app_id AS TEXT) = $1"),
@@ -552,13 +565,13 @@ async fn a_write_checked_on_the_way_in_is_refused_when_the_membership_ended_befo
         };
         let revision = app.details.revision;
         refused(
-            repo::tools::save(&state.db, app.id, revision, None, &tool, &bob_dev, 1)
+            tools::save(&state.db, app.id, revision, None, &tool, &bob_dev, 1)
                 .await
                 .map(|_| ()),
             "save a tool",
         );
         refused(
-            repo::tools::delete(&state.db, app.id, revision, "late", &bob_dev, 1)
+            tools::delete(&state.db, app.id, revision, "late", &bob_dev, 1)
                 .await
                 .map(|_| ()),
             "delete a tool",
@@ -607,15 +620,7 @@ async fn a_write_checked_on_the_way_in_is_refused_when_the_membership_ended_befo
             "delete the app",
         );
         // Nothing of it happened.
-        assert_eq!(
-            count(
-                &server,
-                "SELECT COUNT(*) FROM tools WHERE tool_id = $1",
-                "late"
-            )
-            .await,
-            0
-        );
+        assert_eq!(tools_named(&server, "late").await, 0);
         assert_eq!(live_keys_of(&server, BOB).await, 0);
         assert_eq!(
             count(

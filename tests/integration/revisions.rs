@@ -1,6 +1,6 @@
 //! Revisions: every change recorded, concurrent saves, restore, atomic replace.
 
-use crate::common::{Browser, TestDatabase, TestServer};
+use crate::common::{tools, Browser, TestDatabase, TestServer};
 use toolwright::{
     api::auth::CurrentDeveloper,
     domain::{
@@ -10,7 +10,7 @@ use toolwright::{
         tool::{MoveDirection, ParamType, Parameter, Tool},
     },
     server::{
-        repo::{self, apps::Revised, tools::ToolWrite},
+        repo::{self, apps::Revised, revisions::ToolWrite},
         Db,
     },
 };
@@ -86,7 +86,7 @@ async fn twenty_concurrent_saves_on_one_revision_let_exactly_one_win() {
             .map(|i| {
                 let db = db.clone();
                 tokio::spawn(async move {
-                    let result = repo::tools::save(
+                    let result = tools::save(
                         &db,
                         app_id,
                         base,
@@ -112,7 +112,7 @@ async fn twenty_concurrent_saves_on_one_revision_let_exactly_one_win() {
         }
         assert_eq!(winners.len(), 1, "{label}: exactly one save wins");
         assert_eq!(stale, 19, "{label}");
-        let stored = repo::tools::list_for_app(&db, app_id).await.unwrap();
+        let stored = tools::list_for_app(&db, app_id).await.unwrap();
         assert_eq!(
             stored,
             vec![tool(&format!("tool_{}", winners[0]))],
@@ -179,21 +179,21 @@ async fn every_change_is_recorded_with_its_author_summary_and_snapshot() {
     for test_db in TestDatabase::all().await {
         let (db, app_id) = app(&test_db).await;
         let me = alice();
-        repo::tools::save(&db, app_id, 1, None, &tool("add_todo"), &me, 2)
+        tools::save(&db, app_id, 1, None, &tool("add_todo"), &me, 2)
             .await
             .unwrap();
-        repo::tools::save(&db, app_id, 2, None, &tool("get_todos"), &me, 3)
+        tools::save(&db, app_id, 2, None, &tool("get_todos"), &me, 3)
             .await
             .unwrap();
         let mut renamed = tool("create_todo");
         renamed.description = "Renamed".into();
-        repo::tools::save(&db, app_id, 3, Some("add_todo"), &renamed, &me, 4)
+        tools::save(&db, app_id, 3, Some("add_todo"), &renamed, &me, 4)
             .await
             .unwrap();
-        repo::tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Up, &me, 5)
+        tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Up, &me, 5)
             .await
             .unwrap();
-        repo::tools::delete(&db, app_id, 5, "create_todo", &me, 6)
+        tools::delete(&db, app_id, 5, "create_todo", &me, 6)
             .await
             .unwrap();
 
@@ -236,15 +236,15 @@ async fn restoring_a_revision_brings_its_content_back_as_a_new_revision() {
     for test_db in TestDatabase::all().await {
         let (db, app_id) = app(&test_db).await;
         let me = alice();
-        repo::tools::save(&db, app_id, 1, None, &tool("first"), &me, 2)
+        tools::save(&db, app_id, 1, None, &tool("first"), &me, 2)
             .await
             .unwrap();
         let mut edited = tool("first");
         edited.description = "Edited".into();
-        repo::tools::save(&db, app_id, 2, Some("first"), &edited, &me, 3)
+        tools::save(&db, app_id, 2, Some("first"), &edited, &me, 3)
             .await
             .unwrap();
-        repo::tools::save(&db, app_id, 3, None, &tool("second"), &me, 4)
+        tools::save(&db, app_id, 3, None, &tool("second"), &me, 4)
             .await
             .unwrap();
 
@@ -255,7 +255,7 @@ async fn restoring_a_revision_brings_its_content_back_as_a_new_revision() {
                 .unwrap();
         assert_eq!(outcome, Revised::Applied(5));
         assert_eq!(
-            repo::tools::list_for_app(&db, app_id).await.unwrap(),
+            tools::list_for_app(&db, app_id).await.unwrap(),
             vec![tool("first")]
         );
         let list = repo::revisions::list(&db, app_id).await.unwrap();
@@ -278,17 +278,16 @@ async fn restoring_a_revision_brings_its_content_back_as_a_new_revision() {
 }
 
 #[tokio::test]
-async fn a_replace_that_fails_midway_leaves_everything_as_it_was() {
+async fn a_replace_with_a_repeated_tool_id_is_refused_and_changes_nothing() {
     for test_db in TestDatabase::all().await {
         let (db, app_id) = app(&test_db).await;
         let me = alice();
-        repo::tools::save(&db, app_id, 1, None, &tool("keep_me"), &me, 2)
+        tools::save(&db, app_id, 1, None, &tool("keep_me"), &me, 2)
             .await
             .unwrap();
-        let before = repo::tools::list_for_app(&db, app_id).await.unwrap();
+        let before = tools::list_for_app(&db, app_id).await.unwrap();
 
-        // The second tool repeats the first's id: its insert fails after the
-        // app's fields were updated and the old tools deleted.
+        // The second tool repeats the first's id: refused, nothing written.
         let broken = AppConfig {
             name: "Changed".into(),
             description: String::new(),
@@ -310,22 +309,20 @@ async fn a_replace_that_fails_midway_leaves_everything_as_it_was() {
         .await;
         let error = result.expect_err("the duplicate fails the transaction");
         assert!(
-            matches!(&error, repo::WriteError::Database(e) if repo::is_unique_violation(e)),
+            matches!(&error, repo::WriteError::Refused(toolwright::domain::AppError::Conflict(why)) if why.contains("dup")),
             "{}: {error:?}",
             test_db.label()
         );
 
-        assert_eq!(
-            repo::tools::list_for_app(&db, app_id).await.unwrap(),
-            before
-        );
+        assert_eq!(tools::list_for_app(&db, app_id).await.unwrap(), before);
         let stored = crate::common::app_of(&db, 1, "com.example.todo")
             .await
             .unwrap()
             .unwrap();
         assert_eq!(stored.details.name, "Todo App");
         assert_eq!(stored.details.revision, 2);
-        assert_eq!(stored.settings, None);
+        let config = repo::apps::load_config(&db, &stored).await.unwrap();
+        assert_eq!(config.settings, None);
         assert_eq!(repo::revisions::list(&db, app_id).await.unwrap().len(), 2);
         db.close().await;
     }
@@ -500,11 +497,11 @@ async fn a_revision_stores_only_the_tools_it_changed() {
         // details store none; saving a tool back as it was stores none.
         let mut edited = tool("tool_3");
         edited.description = "Edited".into();
-        repo::tools::save(&db, app_id, 2, Some("tool_3"), &edited, &me, 3)
+        tools::save(&db, app_id, 2, Some("tool_3"), &edited, &me, 3)
             .await
             .unwrap();
         assert_eq!(count(&db, stored, app_id).await, 21);
-        repo::tools::move_tool(&db, app_id, 3, "tool_3", MoveDirection::Up, &me, 4)
+        tools::move_tool(&db, app_id, 3, "tool_3", MoveDirection::Up, &me, 4)
             .await
             .unwrap();
         let details = AppInput {
@@ -517,7 +514,7 @@ async fn a_revision_stores_only_the_tools_it_changed() {
         repo::apps::update(&db, app_id, 4, &details, &me, 5)
             .await
             .unwrap();
-        repo::tools::save(&db, app_id, 5, Some("tool_3"), &tool("tool_3"), &me, 6)
+        tools::save(&db, app_id, 5, Some("tool_3"), &tool("tool_3"), &me, 6)
             .await
             .unwrap();
         assert_eq!(count(&db, stored, app_id).await, 21, "{}", test_db.label());

@@ -2,7 +2,7 @@
 
 use std::{future::Future, pin::pin, task::Poll, time::Duration};
 
-use crate::common::TestDatabase;
+use crate::common::{tools, TestDatabase};
 use toolwright::{
     api::auth::CurrentDeveloper,
     domain::{
@@ -10,7 +10,7 @@ use toolwright::{
         tool::{MoveDirection, ParamType, Parameter, Tool, ToolHints},
     },
     server::{
-        repo::{self, tools::ToolWrite},
+        repo::{self, revisions::ToolWrite},
         Db,
     },
 };
@@ -105,14 +105,14 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
         let (db, app_id) = app(&test_db).await;
 
         let (revision, tools) = applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+            tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
         assert_eq!(revision, 2, "{label}");
         assert_eq!(tools, vec![add_todo()], "{label}: everything round-trips");
         let (revision, tools) = applied(
-            repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
+            tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
                 .await
                 .unwrap(),
         );
@@ -121,7 +121,7 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
             tools.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
             ["add_todo", "get_todos"]
         );
-        assert_eq!(repo::tools::list_for_app(&db, app_id).await.unwrap(), tools);
+        assert_eq!(tools::list_for_app(&db, app_id).await.unwrap(), tools);
 
         // Update: rename, drop a parameter, reorder the rest.
         let mut changed = add_todo();
@@ -131,7 +131,7 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
             param("todo_item", ParamType::String, true),
         ];
         let (revision, tools) = applied(
-            repo::tools::save(&db, app_id, 3, Some("add_todo"), &changed, &alice(), 4)
+            tools::save(&db, app_id, 3, Some("add_todo"), &changed, &alice(), 4)
                 .await
                 .unwrap(),
         );
@@ -139,7 +139,7 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
         assert_eq!(tools[0], changed, "{label}: same place, new content");
 
         let (revision, tools) = applied(
-            repo::tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Up, &alice(), 5)
+            tools::move_tool(&db, app_id, 4, "get_todos", MoveDirection::Up, &alice(), 5)
                 .await
                 .unwrap(),
         );
@@ -150,14 +150,14 @@ async fn a_tool_with_parameters_is_saved_updated_reordered_and_deleted() {
         );
 
         let (revision, tools) = applied(
-            repo::tools::delete(&db, app_id, 5, "get_todos", &alice(), 6)
+            tools::delete(&db, app_id, 5, "get_todos", &alice(), 6)
                 .await
                 .unwrap(),
         );
         assert_eq!(revision, 6);
         assert_eq!(tools, vec![changed]);
         assert_eq!(
-            repo::tools::delete(&db, app_id, 6, "get_todos", &alice(), 7)
+            tools::delete(&db, app_id, 6, "get_todos", &alice(), 7)
                 .await
                 .unwrap(),
             ToolWrite::NotFound
@@ -172,22 +172,22 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
         let label = test_db.label();
         let (db, app_id) = app(&test_db).await;
         applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+            tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
         applied(
-            repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
+            tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
                 .await
                 .unwrap(),
         );
-        let before = repo::tools::list_for_app(&db, app_id).await.unwrap();
+        let before = tools::list_for_app(&db, app_id).await.unwrap();
 
         // Stale revision.
         let mut edit = add_todo();
         edit.description = "Changed".into();
         assert_eq!(
-            repo::tools::save(&db, app_id, 2, Some("add_todo"), &edit, &alice(), 4)
+            tools::save(&db, app_id, 2, Some("add_todo"), &edit, &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::Stale,
@@ -197,27 +197,27 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
         let mut clash = add_todo();
         clash.id = "get_todos".into();
         assert_eq!(
-            repo::tools::save(&db, app_id, 3, Some("add_todo"), &clash, &alice(), 4)
+            tools::save(&db, app_id, 3, Some("add_todo"), &clash, &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::DuplicateId,
             "{label}"
         );
         assert_eq!(
-            repo::tools::save(&db, app_id, 3, None, &get_todos(), &alice(), 4)
+            tools::save(&db, app_id, 3, None, &get_todos(), &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::DuplicateId
         );
         // Editing a tool that is not there.
         assert_eq!(
-            repo::tools::save(&db, app_id, 3, Some("nope"), &edit, &alice(), 4)
+            tools::save(&db, app_id, 3, Some("nope"), &edit, &alice(), 4)
                 .await
                 .unwrap(),
             ToolWrite::NotFound
         );
         assert_eq!(
-            repo::tools::list_for_app(&db, app_id).await.unwrap(),
+            tools::list_for_app(&db, app_id).await.unwrap(),
             before,
             "{label}"
         );
@@ -232,14 +232,14 @@ async fn a_refused_save_leaves_the_stored_tools_unchanged() {
         // The next write lands alone: nothing of the refused ones (rolled
         // back on the same writing connection) rides along with it.
         let (revision, tools) = applied(
-            repo::tools::save(&db, app_id, 3, Some("add_todo"), &edit, &alice(), 5)
+            tools::save(&db, app_id, 3, Some("add_todo"), &edit, &alice(), 5)
                 .await
                 .unwrap(),
         );
         let expected = vec![edit.clone(), before[1].clone()];
         assert_eq!((revision, &tools), (4, &expected), "{label}");
         assert_eq!(
-            repo::tools::list_for_app(&db, app_id).await.unwrap(),
+            tools::list_for_app(&db, app_id).await.unwrap(),
             expected,
             "{label}"
         );
@@ -252,21 +252,18 @@ async fn deleting_an_app_deletes_its_tools() {
     for test_db in TestDatabase::all().await {
         let (db, app_id) = app(&test_db).await;
         applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+            tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
         assert!(repo::apps::delete(&db, app_id, alice().id).await.unwrap());
         assert!(
-            repo::tools::list_for_app(&db, app_id)
-                .await
-                .unwrap()
-                .is_empty(),
+            tools::list_for_app(&db, app_id).await.unwrap().is_empty(),
             "{}",
             test_db.label()
         );
         let orphans: i64 = toolwright::on_db!(&db, pool => sqlx::query_scalar::<_, i64>(
-            "SELECT COUNT(*) FROM tool_parameters"
+            "SELECT COUNT(*) FROM revision_tools"
         )
         .fetch_one(pool)
         .await)
@@ -281,17 +278,17 @@ async fn moving_the_first_tool_up_keeps_the_order() {
     let test_db = TestDatabase::sqlite();
     let (db, app_id) = app(&test_db).await;
     applied(
-        repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+        tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
             .await
             .unwrap(),
     );
     applied(
-        repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
+        tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
             .await
             .unwrap(),
     );
     let (_, tools) = applied(
-        repo::tools::move_tool(&db, app_id, 3, "add_todo", MoveDirection::Up, &alice(), 4)
+        tools::move_tool(&db, app_id, 3, "add_todo", MoveDirection::Up, &alice(), 4)
             .await
             .unwrap(),
     );
@@ -300,7 +297,7 @@ async fn moving_the_first_tool_up_keeps_the_order() {
         ["add_todo", "get_todos"]
     );
     let (_, tools) = applied(
-        repo::tools::move_tool(
+        tools::move_tool(
             &db,
             app_id,
             4,
@@ -338,7 +335,7 @@ async fn an_app_loaded_before_a_change_gets_its_configuration_at_that_revision()
         let label = test_db.label();
         let (db, app_id) = app(&test_db).await;
         applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+            tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
@@ -351,7 +348,7 @@ async fn an_app_loaded_before_a_change_gets_its_configuration_at_that_revision()
             .unwrap();
         assert_eq!(loaded.details.revision, 2, "{label}");
         applied(
-            repo::tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
+            tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
                 .await
                 .unwrap(),
         );
@@ -410,7 +407,7 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
             let next = match write {
                 ToolEditStep::Save(original, tool) => {
                     applied(
-                        repo::tools::save(&db, app_id, revision, original, &tool, &me, 10)
+                        tools::save(&db, app_id, revision, original, &tool, &me, 10)
                             .await
                             .unwrap(),
                     )
@@ -418,7 +415,7 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
                 }
                 ToolEditStep::Move(id, direction) => {
                     applied(
-                        repo::tools::move_tool(&db, app_id, revision, id, direction, &me, 10)
+                        tools::move_tool(&db, app_id, revision, id, direction, &me, 10)
                             .await
                             .unwrap(),
                     )
@@ -426,7 +423,7 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
                 }
                 ToolEditStep::Delete(id) => {
                     applied(
-                        repo::tools::delete(&db, app_id, revision, id, &me, 10)
+                        tools::delete(&db, app_id, revision, id, &me, 10)
                             .await
                             .unwrap(),
                     )
@@ -468,7 +465,7 @@ async fn the_configuration_worked_out_from_the_cache_is_the_stored_one() {
         let cold = Db::connect(&test_db.config()).await.expect("connect");
         assert!(cold.configs().get(app_id, revision).is_none());
         let (next, _) = applied(
-            repo::tools::save(&cold, app_id, revision, None, &get_todos(), &me, 11)
+            tools::save(&cold, app_id, revision, None, &get_todos(), &me, 11)
                 .await
                 .unwrap(),
         );
@@ -519,7 +516,7 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
                 saves.push(tokio::spawn(async move {
                     let mut tool = add_todo();
                     tool.description = format!("Attempt {attempt}");
-                    let written = repo::tools::save(&db, app_id, 1, None, &tool, &alice(), 2)
+                    let written = tools::save(&db, app_id, 1, None, &tool, &alice(), 2)
                         .await
                         .unwrap();
                     (app_id, tool, written)
@@ -546,10 +543,9 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
             edits.push(tokio::spawn(async move {
                 let mut tool = add_todo();
                 tool.description = format!("Edited in app {app_id}");
-                let written =
-                    repo::tools::save(&db, app_id, 2, Some("add_todo"), &tool, &alice(), 3)
-                        .await
-                        .unwrap();
+                let written = tools::save(&db, app_id, 2, Some("add_todo"), &tool, &alice(), 3)
+                    .await
+                    .unwrap();
                 (app_id, tool, written)
             }));
         }
@@ -560,7 +556,7 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
                 "{label}: {written:?}"
             );
             assert_eq!(
-                repo::tools::list_for_app(&db, app_id).await.unwrap(),
+                tools::list_for_app(&db, app_id).await.unwrap(),
                 vec![tool.clone()],
                 "{label}"
             );
@@ -577,18 +573,16 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
     }
 }
 
-/// The app's parameters as stored: (name, description), in order.
-async fn parameter_rows(db: &Db, app_id: i64) -> Vec<(String, String)> {
-    let rows: Result<Vec<(String, String)>, sqlx::Error> = toolwright::on_db!(db, pool => {
-        sqlx::query_as(
-            "SELECT p.name, p.description FROM tool_parameters p \
-             JOIN tools t ON t.id = p.tool_id WHERE t.app_id = $1 ORDER BY p.position",
-        )
-        .bind(app_id)
-        .fetch_all(pool)
+/// The app's parameters as stored, read past any cache: (name,
+/// description), in order.
+async fn parameter_rows(test_db: &TestDatabase) -> Vec<(String, String)> {
+    stored_config(test_db)
         .await
-    });
-    rows.unwrap()
+        .tools
+        .iter()
+        .flat_map(|tool| &tool.parameters)
+        .map(|p| (p.name.clone(), p.description.clone()))
+        .collect()
 }
 
 #[tokio::test]
@@ -597,7 +591,7 @@ async fn a_save_stores_its_parameters_as_edited_and_in_their_new_order() {
         let label = test_db.label();
         let (db, app_id) = app(&test_db).await;
         applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+            tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
@@ -606,24 +600,24 @@ async fn a_save_stores_its_parameters_as_edited_and_in_their_new_order() {
         edited.id = "create_todo".into();
         edited.parameters[1].description = "How urgent it is".into();
         let (_, tools) = applied(
-            repo::tools::save(&db, app_id, 2, Some("add_todo"), &edited, &alice(), 3)
+            tools::save(&db, app_id, 2, Some("add_todo"), &edited, &alice(), 3)
                 .await
                 .unwrap(),
         );
         assert_eq!(tools, vec![edited.clone()], "{label}");
-        let rows = parameter_rows(&db, app_id).await;
+        let rows = parameter_rows(&test_db).await;
         assert_eq!(rows.len(), 2, "{label}");
         assert_eq!(rows[1].1, "How urgent it is", "{label}");
         // Reordered: stored in the new order.
         let mut reordered = edited.clone();
         reordered.parameters.swap(0, 1);
         let (_, tools) = applied(
-            repo::tools::save(&db, app_id, 3, Some("create_todo"), &reordered, &alice(), 4)
+            tools::save(&db, app_id, 3, Some("create_todo"), &reordered, &alice(), 4)
                 .await
                 .unwrap(),
         );
         assert_eq!(tools, vec![reordered.clone()], "{label}");
-        let names: Vec<String> = parameter_rows(&db, app_id)
+        let names: Vec<String> = parameter_rows(&test_db)
             .await
             .into_iter()
             .map(|row| row.0)
@@ -644,51 +638,68 @@ async fn a_save_stores_its_parameters_as_edited_and_in_their_new_order() {
 }
 
 #[tokio::test]
-async fn a_save_from_an_unrecorded_revision_reads_the_app_back() {
+async fn an_app_recorded_whole_goes_on_and_stores_its_tools_by_content() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
         let (db, app_id) = app(&test_db).await;
         applied(
-            repo::tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+            tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
                 .await
                 .unwrap(),
         );
-        // As for an app from before revisions were recorded: its revision
-        // has no record, and a fresh server has nothing cached.
-        let fresh = Db::connect(&test_db.config()).await.expect("connect");
-        toolwright::on_db!(fresh, pool => {
-            sqlx::query("DELETE FROM app_revisions WHERE app_id = $1 AND revision = 2")
-                .bind(app_id)
+        let (_, both) = applied(
+            tools::save(&db, app_id, 2, None, &get_todos(), &alice(), 3)
+                .await
+                .unwrap(),
+        );
+        // As for an app last changed before tools were kept by content: its
+        // latest revision holds the whole configuration and no tool is
+        // stored by content; a fresh server has nothing cached.
+        let whole = serde_json::to_string(&stored_config(&test_db).await).unwrap();
+        toolwright::on_db!(db, pool => async {
+            sqlx::query(
+                "UPDATE app_revisions SET snapshot = $1, tool_digests = NULL \
+                 WHERE app_id = $2 AND revision = 3",
+            )
+            .bind(&whole)
+            .bind(app_id)
+            .execute(pool)
+            .await?;
+            sqlx::query("DELETE FROM revision_tools")
                 .execute(pool)
                 .await
                 .map(|_| ())
-        })
+        }
+        .await)
         .unwrap();
+        let fresh = Db::connect(&test_db.config()).await.expect("connect");
+        assert_eq!(
+            tools::list_for_app(&fresh, app_id).await.unwrap(),
+            both,
+            "{label}: read whole"
+        );
         let mut edited = add_todo();
         edited.description = "Add a to-do item, edited".into();
         let (revision, tools) = applied(
-            repo::tools::save(&fresh, app_id, 2, Some("add_todo"), &edited, &alice(), 3)
+            tools::save(&fresh, app_id, 3, Some("add_todo"), &edited, &alice(), 4)
                 .await
                 .unwrap(),
         );
-        assert_eq!((revision, &tools), (3, &vec![edited.clone()]), "{label}");
+        assert_eq!(revision, 4, "{label}");
+        assert_eq!(tools, vec![edited.clone(), get_todos()], "{label}");
+        // Read afresh, the unchanged tool is there too: stored by content now.
         let stored = stored_config(&test_db).await;
-        assert_eq!(stored.tools, vec![edited.clone()], "{label}");
-        let recorded = repo::revisions::get(&fresh, app_id, 3)
-            .await
-            .unwrap()
-            .expect("recorded");
-        assert_eq!(recorded.config, stored, "{label}");
-        // And a stale save from it is still refused.
+        assert_eq!(stored.tools, tools, "{label}");
+        // And a stale save from the whole revision is refused.
         assert_eq!(
-            repo::tools::save(
+            tools::save(
                 &fresh,
                 app_id,
-                2,
+                3,
                 Some("add_todo"),
                 &add_todo(),
                 &alice(),
-                4
+                5
             )
             .await
             .unwrap(),
@@ -741,7 +752,7 @@ async fn saves_go_on_after_saves_dropped_at_any_point() {
             // been written or not, but no save after it may be refused.
             let revision = current_revision(&db).await;
             let _ = poll_then_drop(
-                repo::tools::save(&db, app_id, revision, None, &get_todos(), &alice(), 2),
+                tools::save(&db, app_id, revision, None, &get_todos(), &alice(), 2),
                 times,
             )
             .await;
@@ -751,22 +762,22 @@ async fn saves_go_on_after_saves_dropped_at_any_point() {
                 let _ = poll_then_drop(writes.begin_with("BEGIN IMMEDIATE"), times).await;
             }
             let mut revision = current_revision(&db).await;
-            let tools = repo::tools::list_for_app(&db, app_id).await.unwrap();
+            let tools = tools::list_for_app(&db, app_id).await.unwrap();
             if tools.iter().any(|tool| tool.id == "get_todos") {
                 (revision, _) = applied(
-                    repo::tools::delete(&db, app_id, revision, "get_todos", &alice(), 3)
+                    tools::delete(&db, app_id, revision, "get_todos", &alice(), 3)
                         .await
                         .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error:?}")),
                 );
             }
             let (revision, tools) = applied(
-                repo::tools::save(&db, app_id, revision, None, &add_todo(), &alice(), 4)
+                tools::save(&db, app_id, revision, None, &add_todo(), &alice(), 4)
                     .await
                     .unwrap_or_else(|error| panic!("{label}, after {times} polls: {error:?}")),
             );
             assert_eq!(tools, vec![add_todo()], "{label}");
             applied(
-                repo::tools::delete(&db, app_id, revision, "add_todo", &alice(), 5)
+                tools::delete(&db, app_id, revision, "add_todo", &alice(), 5)
                     .await
                     .unwrap(),
             );
@@ -804,12 +815,12 @@ async fn hints_in_each_state_and_kept_keys_are_stored_as_given() {
             .extra
             .insert("maxLength".into(), serde_json::json!(80));
         let (revision, _) = applied(
-            repo::tools::save(&db, app_id, 1, None, &tool, &alice(), 2)
+            tools::save(&db, app_id, 1, None, &tool, &alice(), 2)
                 .await
                 .unwrap(),
         );
         // Read from the tables, not the configuration kept in memory.
-        let stored = repo::tools::list_for_app(&db, app_id).await.unwrap();
+        let stored = tools::list_for_app(&db, app_id).await.unwrap();
         assert_eq!(stored, vec![tool.clone()], "{label}");
         let keys: Vec<&String> = stored[0].extra.keys().collect();
         assert_eq!(keys, ["icon", "confirm"], "{label}: in the file's order");
@@ -820,12 +831,12 @@ async fn hints_in_each_state_and_kept_keys_are_stored_as_given() {
             for value in [Some(true), Some(false), None] {
                 tool.hints.set(kind, value);
                 revision = applied(
-                    repo::tools::save(&db, app_id, revision, Some("add_todo"), &tool, &alice(), 3)
+                    tools::save(&db, app_id, revision, Some("add_todo"), &tool, &alice(), 3)
                         .await
                         .unwrap(),
                 )
                 .0;
-                let stored = repo::tools::list_for_app(&db, app_id).await.unwrap();
+                let stored = tools::list_for_app(&db, app_id).await.unwrap();
                 assert_eq!(stored[0].hints.get(kind), value, "{label}: {kind:?}");
             }
         }

@@ -1,5 +1,8 @@
 pub use super::revisions::Revised;
-use super::{revisions, snapshots::Snapshot, Scope, WriteError};
+use super::{
+    revisions::{self, Snapshot},
+    Scope, WriteError,
+};
 use crate::{
     domain::{
         account::CurrentDeveloper,
@@ -13,16 +16,13 @@ use crate::{
 };
 use std::sync::Arc;
 
-/// An app as loaded for its owner: its row id (for the tools' foreign keys)
-/// and its fields.
+/// An app as loaded for a member: its row id and its fields.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredApp {
     pub id: i64,
     /// The organization it belongs to.
     pub org_id: i64,
     pub details: AppDetails,
-    /// An imported Mentra `settings` array, verbatim.
-    pub settings: Option<serde_json::Value>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -37,7 +37,6 @@ struct AppRow {
     public_url: String,
     revision: i64,
     updated_at: i64,
-    settings_json: Option<String>,
 }
 
 impl From<AppRow> for StoredApp {
@@ -45,10 +44,6 @@ impl From<AppRow> for StoredApp {
         StoredApp {
             id: row.id,
             org_id: row.org_id.unwrap_or_default(),
-            // Written only by the console from valid JSON; unreadable is treated as absent.
-            settings: row
-                .settings_json
-                .and_then(|json| serde_json::from_str(&json).ok()),
             details: AppDetails {
                 package_name: row.package_name,
                 name: row.name,
@@ -76,6 +71,14 @@ pub async fn create(
     // sequence that never repeats one (migration 0007). PostgreSQL's
     // identity never does.
     let sqlite = db.backend() == crate::server::config::Backend::Sqlite;
+    let (created, _) = Snapshot::of(AppConfig {
+        name: input.name.clone(),
+        description: input.description.clone(),
+        version: input.version.clone(),
+        public_url: input.public_url.clone(),
+        ..AppConfig::default()
+    })?;
+    let head = created.head()?;
     in_transaction!(db, tx => {
         may_write!(tx, Scope::Org(org), author.id, Action::Edit).await?;
         let sql = if sqlite {
@@ -100,9 +103,10 @@ pub async fn create(
             .bind(org)
             .fetch_one(&mut *tx)
             .await?;
-        let recorded = Snapshot::of(fetch_config!(tx, app_id).await?)?;
-        record_and_commit!(db, tx, app_id, 1_i64, author, Change::CreatedApp, now_ms, recorded)
+        insert_revision!(tx, app_id, 1_i64, author, Change::CreatedApp.summary(), now_ms, head, "[]", Vec::new())
             .await?;
+        tx.commit().await?;
+        db.configs().put(app_id, 1, created);
         Ok(app_id)
     })
 }
@@ -110,11 +114,8 @@ pub async fn create(
 /// The organization's apps, most recently updated first, with their tool counts.
 pub async fn list_for_org(db: &Db, org: i64) -> Result<Vec<AppSummary>, sqlx::Error> {
     let rows: Vec<(String, String, i64, i64)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT a.package_name, a.name, COUNT(t.id) AS tool_count, a.updated_at \
-         FROM apps a LEFT JOIN tools t ON t.app_id = a.id \
-         WHERE a.org_id = $1 \
-         GROUP BY a.id, a.package_name, a.name, a.updated_at \
-         ORDER BY a.updated_at DESC, a.package_name",
+        "SELECT package_name, name, tool_count, updated_at FROM apps \
+         WHERE org_id = $1 ORDER BY updated_at DESC, package_name",
     )
     .bind(org)
     .fetch_all(pool)
@@ -140,7 +141,7 @@ pub async fn find_for_member(
 ) -> Result<Option<(StoredApp, Role)>, sqlx::Error> {
     let row: Option<MemberAppRow> = on_db!(db, pool => sqlx::query_as(
         "SELECT a.id, a.org_id, a.package_name, a.name, a.description, a.version, a.public_url, a.revision, \
-         a.updated_at, a.settings_json, m.role \
+         a.updated_at, m.role \
          FROM apps a JOIN org_members m ON m.org_id = a.org_id AND m.developer_id = $1 \
          WHERE a.package_name = $2",
     )
@@ -204,7 +205,7 @@ pub async fn find_by_package(
     package_name: &str,
 ) -> Result<Option<StoredApp>, sqlx::Error> {
     let row: Option<AppRow> = on_db!(db, pool => sqlx::query_as(
-        "SELECT id, org_id, package_name, name, description, version, public_url, revision, updated_at, settings_json \
+        "SELECT id, org_id, package_name, name, description, version, public_url, revision, updated_at \
          FROM apps WHERE package_name = $1",
     )
     .bind(package_name)
@@ -214,34 +215,28 @@ pub async fn find_by_package(
 }
 
 /// The app's whole configuration at the revision it was loaded at (`app`),
-/// as the pages and exports show it: from the cache when it is there.
+/// as the pages and exports show it. Deleted meanwhile (its revisions with
+/// it), it has its fields and no tools.
 pub async fn load_config(db: &Db, app: &StoredApp) -> Result<Arc<AppConfig>, sqlx::Error> {
     let revision = app.details.revision;
-    if let Some(snapshot) = super::tools::snapshot_at(db, app.id, revision).await? {
+    if let Some(snapshot) = revisions::at(db, app.id, revision).await? {
         return Ok(snapshot.config.clone());
     }
-    // A change came in since the app was read: the configuration at its
-    // revision is the one recorded with it.
-    if let Some(recorded) = revisions::get(db, app.id, revision).await? {
-        return Ok(Arc::new(recorded.config));
-    }
-    // Deleted meanwhile (its revisions with it): what there is to read.
     Ok(Arc::new(AppConfig {
         name: app.details.name.clone(),
         description: app.details.description.clone(),
         version: app.details.version.clone(),
         public_url: app.details.public_url.clone(),
-        settings: app.settings.clone(),
-        extra: Default::default(),
-        tools: super::tools::list_for_app(db, app.id).await?,
+        ..AppConfig::default()
     }))
 }
 
-/// Saves the app's own fields from a form loaded at `fields_revision`: at
-/// that revision, or, when the app has moved on since only by changes that
-/// left these fields as they were (tools, settings), on top of them — such
-/// changes cannot be lost by saving the fields. A change to the fields since
-/// then is [`Revised::Stale`]. `app` is the app as read for this request.
+/// Saves the app's own fields (never its package name) from a form loaded
+/// at `fields_revision`: at that revision, or, when the app has moved on
+/// since only by changes that left these fields as they were (tools,
+/// settings), on top of them — such changes cannot be lost by saving the
+/// fields. A change to the fields since then is [`Revised::Stale`]. `app`
+/// is the app as read for this request.
 pub async fn update_fields(
     db: &Db,
     app: &StoredApp,
@@ -250,22 +245,22 @@ pub async fn update_fields(
     author: &CurrentDeveloper,
     now_ms: i64,
 ) -> Result<Revised, WriteError> {
-    let revised = update(db, app.id, fields_revision, input, author, now_ms).await?;
-    if !matches!(revised, Revised::Stale) || fields_revision >= app.details.revision {
-        return Ok(revised);
+    let mut base = fields_revision;
+    if fields_revision < app.details.revision {
+        let unchanged = revisions::get(db, app.id, fields_revision)
+            .await?
+            .is_some_and(|then| then.config.has_fields_of(&app.details));
+        if !unchanged {
+            return Ok(Revised::Stale);
+        }
+        // Still checked: a change after `app` was read makes this stale too.
+        base = app.details.revision;
     }
-    let unchanged = revisions::get(db, app.id, fields_revision)
-        .await?
-        .is_some_and(|then| then.config.has_fields_of(&app.details));
-    if !unchanged {
-        return Ok(Revised::Stale);
-    }
-    // Still checked: a change after `app` was read makes this stale too.
-    update(db, app.id, app.details.revision, input, author, now_ms).await
+    update(db, app.id, base, input, author, now_ms).await
 }
 
 /// Updates the app's own fields (never its package name) if it is still at
-/// `expected_revision`, bumping and recording the revision.
+/// `expected_revision`, as its next revision.
 pub async fn update(
     db: &Db,
     app_id: i64,
@@ -274,40 +269,15 @@ pub async fn update(
     author: &CurrentDeveloper,
     now_ms: i64,
 ) -> Result<Revised, WriteError> {
-    // Worked out before the write from the snapshot kept at that revision.
-    let after = match super::tools::snapshot_at(db, app_id, expected_revision).await? {
-        None => None,
-        Some(before) => {
-            let mut config = (*before.config).clone();
-            config.name = input.name.clone();
-            config.description = input.description.clone();
-            config.version = input.version.clone();
-            config.public_url = input.public_url.clone();
-            Some(before.next(config)?)
-        }
-    };
-    in_transaction!(db, tx => {
-        let Some(revision) = bump_revision!(tx, app_id, expected_revision, author, now_ms).await? else {
-            return Ok(Revised::Stale);
-        };
-        sqlx::query(
-            "UPDATE apps SET name = $1, description = $2, version = $3, public_url = $4 WHERE id = $5",
-        )
-        .bind(&input.name)
-        .bind(&input.description)
-        .bind(&input.version)
-        .bind(&input.public_url)
-        .bind(app_id)
-        .execute(&mut *tx)
-        .await?;
-        let recorded = match after {
-            Some(after) => after,
-            None => Snapshot::of(fetch_config!(tx, app_id).await?)?,
-        };
-        let change = Change::EditedDetails;
-        record_and_commit!(db, tx, app_id, revision, author, change, now_ms, recorded).await?;
-        Ok(Revised::Applied(revision))
+    let revised = revisions::revise(db, app_id, expected_revision, author, now_ms, |config| {
+        config.name = input.name.clone();
+        config.description = input.description.clone();
+        config.version = input.version.clone();
+        config.public_url = input.public_url.clone();
+        Ok::<_, std::convert::Infallible>(Change::EditedDetails)
     })
+    .await?;
+    Ok(revised.unwrap_or_else(|never| match never {}))
 }
 
 /// Deletes app `app_id` and, by cascade, its tools, if developer `by` may

@@ -2,27 +2,24 @@
 //! They know nothing of sessions or requests; the server functions decide
 //! who may call them — and every write on behalf of a member asks again,
 //! inside its own transaction ([`may_write!`](sql.rs)), so that a permission
-//! holds at the moment of the write. Every change to an app is one
-//! transaction that checks and bumps its revision and records it (see
-//! `revisions`).
+//! holds at the moment of the write. An app's configuration is kept in one
+//! place, its revisions: every change to it is one transaction that checks
+//! and bumps the app's revision and records the next one (see `revisions`).
 //!
-//! They call each other one way: `apps` → `tools`, `revisions` →
-//! `snapshots`, `configs`, `sql`; `orgs` → `api_keys`.
+//! They call each other one way: `apps` → `revisions` → `sql`; `orgs` →
+//! `api_keys`.
 
 #[macro_use]
 mod sql;
 
 pub mod api_keys;
 pub mod apps;
-pub mod configs;
 pub mod developers;
 pub mod login_failures;
 pub mod mcp_calls;
 pub mod orgs;
 pub mod revisions;
-pub mod snapshots;
 pub mod tool_sends;
-pub mod tools;
 
 pub use sql::is_unique_violation;
 

@@ -3,9 +3,6 @@
 //! each expands inside an `in_transaction!` arm, where `$tx` is that
 //! backend's transaction.
 
-use crate::domain::tool::{KeptKeys, ParamType, Parameter, Tool, ToolHints};
-use std::collections::HashMap;
-
 /// Whether `error` is a violated UNIQUE constraint (on either backend).
 pub fn is_unique_violation(error: &sqlx::Error) -> bool {
     error
@@ -19,98 +16,6 @@ pub(crate) fn insert_into<'args, DB: sqlx::Database>(
     head: &str,
 ) -> sqlx::QueryBuilder<'args, DB> {
     sqlx::QueryBuilder::new(head)
-}
-
-#[derive(sqlx::FromRow)]
-pub(crate) struct ToolRow {
-    id: i64,
-    tool_id: String,
-    description: String,
-    activation_phrases: String,
-    title: Option<String>,
-    max_calls: Option<i64>,
-    read_only_hint: Option<bool>,
-    destructive_hint: Option<bool>,
-    idempotent_hint: Option<bool>,
-    open_world_hint: Option<bool>,
-    extra_json: Option<String>,
-}
-
-#[derive(sqlx::FromRow)]
-pub(crate) struct ParamRow {
-    tool_id: i64,
-    name: String,
-    param_type: String,
-    description: String,
-    required: bool,
-    enum_values: String,
-    extra_json: Option<String>,
-}
-
-/// A list typed as comma-separated text (phrases, allowed values) is
-/// stored as a JSON array.
-fn decode_list(json: &str) -> Result<Vec<String>, sqlx::Error> {
-    serde_json::from_str(json).map_err(|e| sqlx::Error::Decode(Box::new(e)))
-}
-
-/// Keys kept from an imported file: a JSON object, or NULL when there are
-/// none (most tools).
-pub(crate) fn decode_kept(json: Option<String>) -> Result<KeptKeys, sqlx::Error> {
-    match json {
-        None => Ok(KeptKeys::new()),
-        Some(json) => serde_json::from_str(&json).map_err(|e| sqlx::Error::Decode(Box::new(e))),
-    }
-}
-
-pub(crate) fn encode_kept(kept: &KeptKeys) -> Option<String> {
-    (!kept.is_empty())
-        .then(|| serde_json::to_string(kept).ok())
-        .flatten()
-}
-
-pub(crate) fn encode_list(list: &[String]) -> String {
-    serde_json::to_string(list).unwrap_or_else(|_| "[]".to_owned())
-}
-
-/// An app's tools from their rows and their parameters' rows, in order.
-pub(crate) fn assemble_tools(
-    tool_rows: Vec<ToolRow>,
-    param_rows: Vec<ParamRow>,
-) -> Result<Vec<Tool>, sqlx::Error> {
-    let mut params: HashMap<i64, Vec<Parameter>> = HashMap::new();
-    for row in param_rows {
-        let param_type = ParamType::parse(&row.param_type).ok_or_else(|| {
-            sqlx::Error::Decode(format!("unknown parameter type {:?}", row.param_type).into())
-        })?;
-        params.entry(row.tool_id).or_default().push(Parameter {
-            name: row.name,
-            param_type,
-            description: row.description,
-            required: row.required,
-            enum_values: decode_list(&row.enum_values)?,
-            extra: decode_kept(row.extra_json)?,
-        });
-    }
-    tool_rows
-        .into_iter()
-        .map(|row| {
-            Ok(Tool {
-                parameters: params.remove(&row.id).unwrap_or_default(),
-                id: row.tool_id,
-                description: row.description,
-                activation_phrases: decode_list(&row.activation_phrases)?,
-                title: row.title,
-                max_calls: row.max_calls.and_then(|n| u32::try_from(n).ok()),
-                hints: ToolHints {
-                    read_only: row.read_only_hint,
-                    destructive: row.destructive_hint,
-                    idempotent: row.idempotent_hint,
-                    open_world: row.open_world_hint,
-                },
-                extra: decode_kept(row.extra_json)?,
-            })
-        })
-        .collect()
 }
 
 /// Whether `tx` is a PostgreSQL transaction (which locks rows on request;
@@ -182,91 +87,6 @@ macro_rules! may_write {
     };
 }
 
-/// Bumps the app's revision if it is still `$expected` and `$author` may
-/// still edit it (see [`may_write!`]): `Result<Option<new revision>, WriteError>`,
-/// `None` for a stale revision. Every change to an app goes through here.
-macro_rules! bump_revision {
-    ($tx:ident, $app_id:expr, $expected:expr, $author:expr, $now:expr) => {
-        async {
-            may_write!(
-                $tx,
-                $crate::server::repo::Scope::App($app_id),
-                $author.id,
-                $crate::domain::org::Action::Edit
-            )
-            .await?;
-            let revision = sqlx::query_scalar::<_, i64>(
-                "UPDATE apps SET revision = revision + 1, updated_at = $1 \
-                 WHERE id = $2 AND revision = $3 RETURNING revision",
-            )
-            .bind($now)
-            .bind($app_id)
-            .bind($expected)
-            .fetch_optional(&mut *$tx)
-            .await?;
-            Ok::<_, $crate::server::repo::WriteError>(revision)
-        }
-    };
-}
-
-/// An app's tools in order: two queries, however many tools.
-macro_rules! fetch_tools {
-    ($exec:expr, $app_id:expr) => {
-        async {
-            let tool_rows: Vec<$crate::server::repo::sql::ToolRow> = sqlx::query_as(
-                "SELECT id, tool_id, description, activation_phrases, title, max_calls, \
-                 read_only_hint, destructive_hint, idempotent_hint, open_world_hint, extra_json \
-                 FROM tools WHERE app_id = $1 ORDER BY position, id",
-            )
-            .bind($app_id)
-            .fetch_all($exec)
-            .await?;
-            let param_rows: Vec<$crate::server::repo::sql::ParamRow> = sqlx::query_as(
-                "SELECT p.tool_id, p.name, p.param_type, p.description, p.required, p.enum_values, \
-                 p.extra_json \
-                 FROM tool_parameters p JOIN tools t ON t.id = p.tool_id \
-                 WHERE t.app_id = $1 ORDER BY p.tool_id, p.position, p.id",
-            )
-            .bind($app_id)
-            .fetch_all($exec)
-            .await?;
-            $crate::server::repo::sql::assemble_tools(tool_rows, param_rows)
-        }
-    };
-}
-
-/// The app's whole configuration, read inside the transaction `$tx`.
-macro_rules! fetch_config {
-    ($tx:ident, $app_id:expr) => {
-        async {
-            let (name, description, version, public_url, settings_json, extra_json): (
-                String,
-                String,
-                String,
-                String,
-                Option<String>,
-                Option<String>,
-            ) = sqlx::query_as(
-                "SELECT name, description, version, public_url, settings_json, extra_json \
-                 FROM apps WHERE id = $1",
-            )
-            .bind($app_id)
-            .fetch_one(&mut *$tx)
-            .await?;
-            let tools = fetch_tools!(&mut *$tx, $app_id).await?;
-            Ok::<_, sqlx::Error>($crate::domain::config::AppConfig {
-                name,
-                description,
-                version,
-                public_url,
-                settings: settings_json.and_then(|json| serde_json::from_str(&json).ok()),
-                extra: $crate::server::repo::sql::decode_kept(extra_json)?,
-                tools,
-            })
-        }
-    };
-}
-
 /// The id for a new row of `$table` on SQLite (`Result<i64>`), from
 /// `$sequence`, a table of one AUTOINCREMENT column (migrations 0007 and
 /// 0010): SQLite alone gives the next row the highest id once that row is
@@ -297,17 +117,14 @@ macro_rules! next_sqlite_id {
     };
 }
 
-/// Records revision `$revision` of the app — `$snapshot`, the app as it now
-/// is — by `$author`, storing the tool bodies `$bodies` (those stored
-/// already are left as they are). Then commits `$tx` and keeps the snapshot
-/// as the app's latest: evaluates to it.
-macro_rules! record_and_commit {
-    ($db:expr, $tx:ident, $app_id:expr, $revision:expr, $author:expr, $change:expr, $now:expr, $recorded:expr) => {
+/// Inserts revision `$revision` of the app in `$tx`: by `$author`, with
+/// `$summary`, the app's own fields `$head`, its tools' digests `$digests`
+/// (a JSON list), and the tool bodies `$bodies` not stored yet (those
+/// stored already are left as they are).
+macro_rules! insert_revision {
+    ($tx:ident, $app_id:expr, $revision:expr, $author:expr, $summary:expr, $now:expr, $head:expr, $digests:expr, $bodies:expr) => {
         async {
-            let (snapshot, bodies): (
-                $crate::server::repo::snapshots::Snapshot,
-                Vec<$crate::server::repo::snapshots::StoredTool>,
-            ) = $recorded;
+            let bodies: Vec<$crate::server::repo::revisions::StoredTool> = $bodies;
             if !bodies.is_empty() {
                 let mut insert = $crate::server::repo::sql::insert_into(
                     &$tx,
@@ -329,118 +146,12 @@ macro_rules! record_and_commit {
             .bind($author.id)
             .bind(&$author.email)
             .bind($now)
-            .bind($change.summary())
-            .bind(snapshot.head()?)
-            .bind(snapshot.digest_list()?)
+            .bind($summary)
+            .bind($head)
+            .bind($digests)
             .execute(&mut *$tx)
             .await?;
-            $tx.commit().await?;
-            Ok::<_, sqlx::Error>($db.configs().put($app_id, $revision, snapshot))
-        }
-    };
-}
-
-/// Inserts `$tool` (parameters and all) at `$position`: `Result<row id>`.
-/// A taken tool id is a unique violation.
-macro_rules! insert_tool {
-    ($tx:ident, $app_id:expr, $position:expr, $tool:expr) => {
-        async {
-            let tool: &$crate::domain::tool::Tool = $tool;
-            let row_id: i64 = sqlx::query_scalar(
-                "INSERT INTO tools (app_id, position, tool_id, description, activation_phrases, \
-                 title, max_calls, read_only_hint, destructive_hint, idempotent_hint, \
-                 open_world_hint, extra_json) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
-            )
-            .bind($app_id)
-            .bind($position)
-            .bind(&tool.id)
-            .bind(&tool.description)
-            .bind($crate::server::repo::sql::encode_list(
-                &tool.activation_phrases,
-            ))
-            .bind(&tool.title)
-            .bind(tool.max_calls.map(i64::from))
-            .bind(tool.hints.read_only)
-            .bind(tool.hints.destructive)
-            .bind(tool.hints.idempotent)
-            .bind(tool.hints.open_world)
-            .bind($crate::server::repo::sql::encode_kept(&tool.extra))
-            .fetch_one(&mut *$tx)
-            .await?;
-            insert_parameters!($tx, row_id, tool).await?;
-            Ok::<i64, sqlx::Error>(row_id)
-        }
-    };
-}
-
-/// Inserts `$tool`'s parameters for tool row `$row_id`, in one statement.
-macro_rules! insert_parameters {
-    ($tx:ident, $row_id:expr, $tool:expr) => {
-        async {
-            let tool: &$crate::domain::tool::Tool = $tool;
-            if !tool.parameters.is_empty() {
-                let mut insert = $crate::server::repo::sql::insert_into(
-                    &$tx,
-                    "INSERT INTO tool_parameters \
-                     (tool_id, position, name, param_type, description, required, enum_values, \
-                     extra_json) ",
-                );
-                insert.push_values(
-                    tool.parameters.iter().enumerate(),
-                    |mut row, (position, parameter)| {
-                        row.push_bind($row_id)
-                            .push_bind(position as i64)
-                            .push_bind(&parameter.name)
-                            .push_bind(parameter.param_type.as_str())
-                            .push_bind(&parameter.description)
-                            .push_bind(parameter.required)
-                            .push_bind($crate::server::repo::sql::encode_list(
-                                &parameter.enum_values,
-                            ))
-                            .push_bind($crate::server::repo::sql::encode_kept(&parameter.extra));
-                    },
-                );
-                insert.build().execute(&mut *$tx).await?;
-            }
-            Ok::<(), sqlx::Error>(())
-        }
-    };
-}
-
-/// Makes the app exactly `$config`: its fields, settings and tools.
-macro_rules! replace_config {
-    ($tx:ident, $app_id:expr, $config:expr) => {
-        async {
-            let config: &$crate::domain::config::AppConfig = $config;
-            let settings = match &config.settings {
-                Some(settings) => Some(
-                    serde_json::to_string(settings)
-                        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?,
-                ),
-                None => None,
-            };
-            sqlx::query(
-                "UPDATE apps SET name = $1, description = $2, version = $3, public_url = $4, \
-                 settings_json = $5, extra_json = $6 WHERE id = $7",
-            )
-            .bind(&config.name)
-            .bind(&config.description)
-            .bind(&config.version)
-            .bind(&config.public_url)
-            .bind(settings)
-            .bind($crate::server::repo::sql::encode_kept(&config.extra))
-            .bind($app_id)
-            .execute(&mut *$tx)
-            .await?;
-            sqlx::query("DELETE FROM tools WHERE app_id = $1")
-                .bind($app_id)
-                .execute(&mut *$tx)
-                .await?;
-            for (position, tool) in config.tools.iter().enumerate() {
-                insert_tool!($tx, $app_id, position as i64, tool).await?;
-            }
-            Ok::<(), sqlx::Error>(())
+            Ok::<_, sqlx::Error>(())
         }
     };
 }
