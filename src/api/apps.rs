@@ -252,6 +252,7 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
         return Err(AppError::NotFound);
     }
     state.exports.forget(app.id);
+    state.mcp_tools.forget(app.id);
     tracing::info!(developer = developer.id, package = %app.details.package_name, "app deleted");
     leptos_axum::redirect(&format!(
         "/console/apps?deleted={}",

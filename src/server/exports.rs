@@ -24,7 +24,7 @@ pub async fn rendered(
     format: Format,
     options: ExportOptions,
 ) -> Result<Bytes, sqlx::Error> {
-    let key = (app.id, app.details.revision, format, options);
+    let key = (app.id, app.details.revision, (format, options));
     if let Some(hit) = state.exports.get(&key) {
         return Ok(hit);
     }

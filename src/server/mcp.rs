@@ -187,6 +187,29 @@ pub async fn tool_list(
     Ok(export["tools"].as_array().cloned().unwrap_or_default())
 }
 
+/// The tools `tools/list` answers with, by app revision: listing is what
+/// an assistant does most, and an app's list is the same until its next
+/// revision, so it is made from the configuration once per revision.
+pub type ListedTools = super::export_cache::ByRevision<(), Arc<Vec<McpTool>>>;
+
+/// The app's tools as `tools/list` gives them, kept by revision.
+async fn listed_tools(state: &AppState, app: &StoredApp) -> Result<Arc<Vec<McpTool>>, ErrorData> {
+    let key = (app.id, app.details.revision, ());
+    if let Some(listed) = state.mcp_tools.get(&key) {
+        return Ok(listed);
+    }
+    let tools = tool_list(state, app)
+        .await
+        .map_err(storage)?
+        .into_iter()
+        .map(serde_json::from_value::<McpTool>)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
+    let listed = Arc::new(tools);
+    state.mcp_tools.put(key, listed.clone());
+    Ok(listed)
+}
+
 /// "Test connection" for the app's owner: what `initialize` and
 /// `tools/list` answer, run by the server itself.
 pub async fn test_connection(state: &AppState, app: &StoredApp) -> Result<String, sqlx::Error> {
@@ -326,7 +349,7 @@ impl ServerHandler for Handler {
     ) -> Result<ListToolsResult, ErrorData> {
         let caller = Self::caller(&context)?;
         self.count_read(&caller)?;
-        let tools = tool_list(&self.state, &caller.app).await.map_err(storage)?;
+        let tools = listed_tools(&self.state, &caller.app).await?;
         let cursor = request.and_then(|r| r.cursor);
         let (tools, next_cursor) = page(&tools, cursor.as_deref()).ok_or_else(|| {
             ErrorData::invalid_params(
@@ -334,11 +357,6 @@ impl ServerHandler for Handler {
                 None,
             )
         })?;
-        let tools = tools
-            .into_iter()
-            .map(serde_json::from_value::<McpTool>)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|error| ErrorData::internal_error(error.to_string(), None))?;
         let mut result = ListToolsResult::with_all_items(tools)
             .with_ttl_ms(LIST_TTL_MS)
             .with_cache_scope(CacheScope::Private);

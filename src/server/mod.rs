@@ -61,6 +61,7 @@ pub async fn prepare(
         sessions,
         config: Arc::new(config),
         exports: Arc::default(),
+        mcp_tools: Arc::default(),
         mcp_reads,
     }))
 }

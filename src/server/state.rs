@@ -38,6 +38,8 @@ pub struct Shared {
     pub config: Arc<Config>,
     /// Rendered exports, by app revision.
     pub exports: Arc<super::export_cache::ExportCache>,
+    /// The tools MCP lists, by app revision: see [`super::mcp::ListedTools`].
+    pub mcp_tools: Arc<super::mcp::ListedTools>,
     /// Each API key's MCP reads (`tools/list`) in this process: see
     /// [`super::mcp::ReadLimit`].
     pub mcp_reads: Arc<super::mcp::ReadLimit>,

@@ -245,6 +245,17 @@ async fn clients_of_both_protocol_versions_list_the_mcp_export() {
         assert_eq!(listed["result"]["tools"], export["tools"]);
         assert_eq!(listed["result"]["ttlMs"], 60_000);
         assert_eq!(listed["result"]["cacheScope"], "private");
+
+        // A change is listed at once: the list is kept by revision.
+        add_tool(&alice, "com.example.todo", 4, "later", json!([])).await;
+        let listed = rpc.call(5, "tools/list", json!({})).await;
+        let names: Vec<&str> = listed["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|tool| tool["name"].as_str())
+            .collect();
+        assert_eq!(names, ["add_todo", "hand_over", "fail", "later"], "{label}");
         server.stop().await;
     }
 }
