@@ -11,6 +11,7 @@ pub mod checks;
 pub mod config;
 pub mod diff;
 pub mod error;
+pub mod eval;
 pub mod export;
 pub mod field_errors;
 pub mod import;
