@@ -9,7 +9,6 @@ built from bench/) and the site (target/site). Loopback only; a few minutes in a
 import http.server
 import json
 import math
-import sqlite3
 import threading
 import os
 import platform
@@ -197,13 +196,10 @@ def main():
 
     work = tempfile.mkdtemp(prefix="toolwright-bench-")
     database = f"sqlite://{work}/bench.db"
-    log("seeding 17 apps of 100 tools with 10 parameters each")
-    seeded = helper("seed", database)
-
     # tools/call goes to a stub app on loopback: the first app's server.
     stub, stub_url = start_stub_app()
-    with sqlite3.connect(f"{work}/bench.db") as db:
-        db.execute("UPDATE apps SET public_url = ? WHERE package_name = 'bench.app00'", (stub_url,))
+    log("seeding 17 apps of 100 tools with 10 parameters each")
+    seeded = helper("seed", database, stub_url)
 
     log(f"starting the release server on {ADDR}")
     env = dict(os.environ, DATABASE_URL=database, LEPTOS_SITE_ADDR=ADDR, LEPTOS_ENV="PROD",

@@ -95,7 +95,9 @@ async fn author(db: &Db) -> Result<CurrentDeveloper, String> {
     })
 }
 
-async fn seed(url: &str) -> Result<(), String> {
+/// Seeds the benchmark's database; the first app's server is `first_app_url`
+/// (the stub app tools/call reaches), or a placeholder.
+async fn seed(url: &str, first_app_url: &str) -> Result<(), String> {
     let db = open(url).await?;
     let hash = password::hash_password(PASSWORD.to_owned())
         .await
@@ -128,7 +130,10 @@ async fn seed(url: &str) -> Result<(), String> {
             name: format!("Benchmark app {index}"),
             description: "An app with 100 tools of 10 parameters each".into(),
             version: "1.0.0".into(),
-            public_url: "https://bench.example.com".into(),
+            public_url: match (index, first_app_url) {
+                (0, url) if !url.is_empty() => url.to_owned(),
+                _ => "https://bench.example.com".into(),
+            },
         };
         let app_id = repo::apps::create(&db, &me, org, &input, now_ms())
             .await
@@ -317,7 +322,7 @@ async fn main() -> ExitCode {
     let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or("");
     let number = |i: usize, default: u64| arg(i).parse().unwrap_or(default);
     let result = match arg(1) {
-        "seed" => seed(arg(2)).await,
+        "seed" => seed(arg(2), arg(3)).await,
         "revisions" => revisions(arg(2)).await,
         "floor-save" => floor_save(arg(2), number(3, 16) as usize, number(4, 5)).await,
         "floor-export" => floor_export(arg(2), number(3, 2) as usize, number(4, 5)).await,

@@ -851,3 +851,94 @@ async fn hints_in_each_state_and_kept_keys_are_stored_as_given() {
         db.close().await;
     }
 }
+
+#[tokio::test]
+async fn an_app_row_made_by_hand_shows_its_fields_and_takes_tools() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, _) = app(&test_db).await;
+        // An operator adds an app with SQL: no revision is recorded for it.
+        let by_hand: i64 = toolwright::on_db!(&db, pool => sqlx::query_scalar(
+            "INSERT INTO apps (owner_id, org_id, package_name, name, description, version, public_url, \
+             revision, created_at, updated_at) \
+             VALUES ($1, $2, 'com.example.hand', 'Hand', '', '1.0.0', 'https://h.example.com', 1, 2, 2) \
+             RETURNING id",
+        )
+        .bind(alice().id)
+        .bind(crate::common::personal_org(&db, alice().id).await)
+        .fetch_one(pool)
+        .await)
+        .unwrap();
+        let config = repo::revisions::current(&db, by_hand)
+            .await
+            .unwrap()
+            .expect("its fields");
+        assert_eq!(
+            (config.name.as_str(), config.tools.len()),
+            ("Hand", 0),
+            "{label}"
+        );
+        let (revision, tools) = applied(
+            tools::save(&db, by_hand, 1, None, &add_todo(), &alice(), 3)
+                .await
+                .unwrap(),
+        );
+        assert_eq!((revision, tools), (2, vec![add_todo()]), "{label}");
+        let fresh = Db::connect(&test_db.config()).await.expect("connect");
+        let recorded = repo::revisions::current(&fresh, by_hand)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(recorded.name, "Hand", "{label}");
+        assert_eq!(recorded.tools, vec![add_todo()], "{label}");
+        fresh.close().await;
+        db.close().await;
+    }
+}
+
+#[tokio::test]
+async fn a_save_or_a_read_with_nothing_cached_meeting_a_deletion_is_never_a_database_error() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (db, _) = app(&test_db).await;
+        let org = crate::common::personal_org(&db, alice().id).await;
+        for round in 0..20 {
+            let package = format!("com.example.race{round}");
+            let input = AppInput {
+                package_name: package.clone(),
+                name: "Race".into(),
+                description: String::new(),
+                version: "1.0.0".into(),
+                public_url: "https://race.example.com".into(),
+            };
+            let app_id = repo::apps::create(&db, &alice(), org, &input, 1)
+                .await
+                .unwrap();
+            let (revision, _) = applied(
+                tools::save(&db, app_id, 1, None, &add_todo(), &alice(), 2)
+                    .await
+                    .unwrap(),
+            );
+            // Another server process: nothing cached.
+            let cold = Db::connect(&test_db.config()).await.expect("connect");
+            let stored = repo::apps::find_by_package(&cold, &package)
+                .await
+                .unwrap()
+                .unwrap();
+            let (more, me) = (get_todos(), alice());
+            let (saved, read, deleted) = tokio::join!(
+                tools::save(&cold, app_id, revision, None, &more, &me, 3),
+                repo::apps::load_config(&cold, &stored),
+                repo::apps::delete(&db, app_id, alice().id),
+            );
+            assert!(deleted.is_ok(), "{label} round {round}: {deleted:?}");
+            assert!(read.is_ok(), "{label} round {round}: {read:?}");
+            match saved {
+                Ok(_) | Err(repo::WriteError::Refused(_)) => {}
+                Err(error) => panic!("{label} round {round}: {error:?}"),
+            }
+            cold.close().await;
+        }
+        db.close().await;
+    }
+}

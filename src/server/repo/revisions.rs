@@ -66,16 +66,47 @@ pub enum ToolWrite {
 
 /// App `app_id`'s configuration at `revision`, from the cache or from its
 /// revision (and then kept if it is the newest seen); `None` if the app has
-/// no such revision.
+/// no such revision, or was deleted while it was read.
 pub async fn at(db: &Db, app_id: i64, revision: i64) -> Result<Option<Arc<Snapshot>>, sqlx::Error> {
     if let Some(snapshot) = db.configs().get(app_id, revision) {
         return Ok(Some(snapshot));
     }
-    let Some(row) = read_row(db, app_id, revision).await? else {
-        return Ok(None);
+    let snapshot = match read_row(db, app_id, revision).await? {
+        Some(row) => match row.snapshot(db, app_id).await? {
+            Some(snapshot) => snapshot,
+            None => return Ok(None),
+        },
+        // An app row made some other way than the console's (by hand, say)
+        // has no revision recorded at its own: its fields and no tools.
+        None => match unrecorded(db, app_id, revision).await? {
+            Some(config) => Snapshot {
+                config: Arc::new(config),
+                digests: Vec::new(),
+            },
+            None => return Ok(None),
+        },
     };
-    let snapshot = row.snapshot(db, app_id).await?;
     Ok(Some(db.configs().put(app_id, revision, snapshot)))
+}
+
+/// App `app_id`'s own fields, if it is at `revision`.
+async fn unrecorded(db: &Db, app_id: i64, revision: i64) -> Result<Option<AppConfig>, sqlx::Error> {
+    let row: Option<(String, String, String, String)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT name, description, version, public_url FROM apps WHERE id = $1 AND revision = $2",
+    )
+    .bind(app_id)
+    .bind(revision)
+    .fetch_optional(pool)
+    .await)?;
+    Ok(
+        row.map(|(name, description, version, public_url)| AppConfig {
+            name,
+            description,
+            version,
+            public_url,
+            ..AppConfig::default()
+        }),
+    )
 }
 
 /// The app's configuration now (its latest revision), if the app exists.
@@ -293,7 +324,9 @@ pub async fn get(
     let Some(row) = read_row(db, app_id, revision).await? else {
         return Ok(None);
     };
-    let config = row.config(db, app_id).await?;
+    let Some(config) = row.config(db, app_id).await? else {
+        return Ok(None);
+    };
     Ok(Some(RevisionDetail {
         summary: row.summary,
         config,
@@ -335,32 +368,37 @@ async fn read_row(db: &Db, app_id: i64, revision: i64) -> Result<Option<Revision
 }
 
 impl RevisionRow {
-    /// The configuration: the head and the bodies of its tools.
-    async fn config(&self, db: &Db, app_id: i64) -> Result<AppConfig, sqlx::Error> {
+    /// The configuration: the head and the bodies of its tools. `None` if
+    /// the app was deleted between reading the row and its bodies (they go
+    /// with it); a body missing from an app still there is an error.
+    async fn config(&self, db: &Db, app_id: i64) -> Result<Option<AppConfig>, sqlx::Error> {
         let mut config: AppConfig = serde_json::from_str(&self.snapshot).map_err(decode_error)?;
         if let Some(digests) = &self.digests {
             let bodies = read_bodies(db, app_id, digests).await?;
+            if let Some(missing) = digests.iter().find(|d| !bodies.contains_key(*d)) {
+                if revision_of(db, app_id).await?.is_none() {
+                    return Ok(None);
+                }
+                return Err(decode_error(format!("revision tool {missing} is missing")));
+            }
             config.tools = digests
                 .iter()
-                .map(|digest| {
-                    let body = bodies.get(digest).ok_or_else(|| {
-                        decode_error(format!("revision tool {digest} is missing"))
-                    })?;
-                    serde_json::from_str(body).map_err(decode_error)
-                })
+                .map(|digest| serde_json::from_str(&bodies[digest]).map_err(decode_error))
                 .collect::<Result<_, _>>()?;
         }
-        Ok(config)
+        Ok(Some(config))
     }
 
     /// The configuration with its digests. A revision recorded whole has
     /// none stored: its tools are stored by content at the next change.
-    async fn snapshot(self, db: &Db, app_id: i64) -> Result<Snapshot, sqlx::Error> {
-        let config = Arc::new(self.config(db, app_id).await?);
-        Ok(Snapshot {
-            config,
+    async fn snapshot(self, db: &Db, app_id: i64) -> Result<Option<Snapshot>, sqlx::Error> {
+        let Some(config) = self.config(db, app_id).await? else {
+            return Ok(None);
+        };
+        Ok(Some(Snapshot {
+            config: Arc::new(config),
             digests: self.digests.unwrap_or_default(),
-        })
+        }))
     }
 }
 
