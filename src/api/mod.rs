@@ -10,6 +10,7 @@ pub mod import;
 pub mod keys;
 pub mod mcp;
 pub mod orgs;
+pub mod providers;
 pub mod tools;
 pub mod try_tool;
 

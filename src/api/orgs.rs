@@ -77,6 +77,7 @@ pub async fn get_org_page(slug: String) -> Result<OrgPage, AppError> {
     let mut page = repo::orgs::page(&state.db, &org, role, &developer.email, now_ms())
         .await
         .map_err(context::internal)?;
+    page.providers_enabled = state.secret.is_some();
     if role.may(Action::Invite) {
         let session = context::session()?;
         let made = session

@@ -20,6 +20,96 @@ pub const TRIALS: std::ops::RangeInclusive<u32> = 1..=10;
 /// What the confusion table calls "no tool called".
 pub const NONE: &str = "none";
 
+/// What the organization page says an admin when the console has no secret
+/// key to seal providers' API keys with.
+pub const SECRET_KEY_NEEDED: &str = "To add model providers, give the console a secret key: set TOOLWRIGHT_SECRET_KEY to 32 random bytes in base64 (openssl rand -base64 32 prints them) and restart it.";
+
+/// A model provider as the organization page lists it: never its key,
+/// only the key's last four characters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderSummary {
+    pub id: i64,
+    pub name: String,
+    pub base_url: String,
+    pub model: String,
+    pub key_last4: String,
+}
+
+impl ProviderSummary {
+    /// How the key is shown: "…" and its last four characters.
+    pub fn key_hint(&self) -> String {
+        format!("…{}", self.key_last4)
+    }
+}
+
+/// A provider as its form sends it, checked: "Provider name", "Base URL"
+/// (an OpenAI-compatible Chat Completions endpoint), "Model", "API key".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderInput {
+    pub name: String,
+    pub base_url: String,
+    pub model: String,
+    pub api_key: String,
+}
+
+impl ProviderInput {
+    /// Trimmed and checked; every problem under its field (`name`,
+    /// `base_url`, `model`, `api_key`).
+    pub fn parse(
+        name: &str,
+        base_url: &str,
+        model: &str,
+        api_key: &str,
+    ) -> Result<ProviderInput, FieldErrors> {
+        let mut errors = FieldErrors::new();
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 60 {
+            errors.add(
+                "name",
+                "Name the provider in 1 to 60 characters, like OpenAI",
+            );
+        }
+        let base_url = base_url.trim().trim_end_matches('/');
+        let scheme_ok = base_url
+            .strip_prefix("https://")
+            .or_else(|| base_url.strip_prefix("http://"))
+            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'));
+        if !scheme_ok || base_url.len() > 500 || base_url.chars().any(char::is_whitespace) {
+            errors.add(
+                "base_url",
+                "Enter the endpoint's base URL, like https://api.openai.com/v1",
+            );
+        }
+        let model = model.trim();
+        if model.is_empty() || model.chars().count() > 200 || model.chars().any(char::is_whitespace)
+        {
+            errors.add("model", "Enter the model's name, like gpt-4.1-mini");
+        }
+        let api_key = api_key.trim();
+        if api_key.chars().count() < 4
+            || api_key.chars().count() > 1000
+            || api_key.chars().any(char::is_whitespace)
+        {
+            errors.add("api_key", "Paste the provider's API key");
+        }
+        if !errors.is_empty() {
+            return Err(errors);
+        }
+        Ok(ProviderInput {
+            name: name.to_owned(),
+            base_url: base_url.to_owned(),
+            model: model.to_owned(),
+            api_key: api_key.to_owned(),
+        })
+    }
+
+    /// The key's last four characters, which the list shows.
+    pub fn key_last4(&self) -> String {
+        let chars: Vec<char> = self.api_key.chars().collect();
+        chars[chars.len().saturating_sub(4)..].iter().collect()
+    }
+}
+
 /// One case: what a user says, and what a model should do with it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvalCase {
@@ -410,6 +500,29 @@ mod tests {
             .line(),
             "Score: 100% (1 of 1 call)"
         );
+    }
+
+    #[test]
+    fn a_provider_form_is_checked_and_only_the_keys_end_is_kept_to_show() {
+        let input = ProviderInput::parse(
+            " OpenAI ",
+            "https://api.openai.com/v1/",
+            "gpt-4.1-mini",
+            " sk-abcdef123456 ",
+        )
+        .unwrap();
+        assert_eq!(input.name, "OpenAI");
+        assert_eq!(input.base_url, "https://api.openai.com/v1");
+        assert_eq!(input.api_key, "sk-abcdef123456");
+        assert_eq!(input.key_last4(), "3456");
+        assert!(
+            ProviderInput::parse("Local", "http://127.0.0.1:11434/v1", "llama3", "none").is_ok()
+        );
+        let refused = ProviderInput::parse("", "ftp://x", "two words", "").unwrap_err();
+        for field in ["name", "base_url", "model", "api_key"] {
+            assert!(refused.first(field).is_some(), "{field}: {refused:?}");
+        }
+        assert!(ProviderInput::parse("A", "https://", "m", "key1").is_err());
     }
 
     #[test]

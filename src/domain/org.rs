@@ -58,6 +58,8 @@ pub enum Action {
     /// Invite, resend and cancel invitations.
     Invite,
     DeleteOrganization,
+    /// Add and remove the organization's model providers (members use them).
+    ManageProviders,
 }
 
 impl Action {
@@ -71,6 +73,7 @@ impl Action {
             Action::ManageMembers => "Only an admin can change or remove members.",
             Action::Invite => "Only an admin can invite members.",
             Action::DeleteOrganization => "Only an admin can delete the organization.",
+            Action::ManageProviders => "Only an admin can add or remove model providers.",
         }
     }
 }
@@ -250,6 +253,10 @@ pub struct OrgPage {
     pub me: String,
     /// The link of the invitation just made: shown once.
     pub invitation_link: Option<String>,
+    /// Its model providers (every member sees them: members run evals).
+    pub providers: Vec<crate::domain::eval::ProviderSummary>,
+    /// Whether providers can be added: the console has a secret key.
+    pub providers_enabled: bool,
 }
 
 /// The email an invitation is for: normalised like an account's email.
@@ -386,6 +393,7 @@ mod tests {
             Action::ManageMembers,
             Action::Invite,
             Action::DeleteOrganization,
+            Action::ManageProviders,
         ] {
             assert!(!Role::Member.may(action), "{action:?}");
             assert!(Role::Admin.may(action), "{action:?}");

@@ -37,6 +37,8 @@ pub struct Config {
     /// Requests (`tools/list`, `tools/call`) one API key may make a minute
     /// on the MCP endpoint (`TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE`).
     pub mcp_requests_per_minute: usize,
+    /// `TOOLWRIGHT_SECRET_KEY`, as given (see [`super::secrets`]).
+    pub secret_key: Option<String>,
 }
 
 /// The MCP limit per key unless `TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE` says otherwise.
@@ -57,6 +59,7 @@ impl fmt::Debug for Config {
             .field("trusted_proxies", &self.trusted_proxies)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("mcp_requests_per_minute", &self.mcp_requests_per_minute)
+            .field("secret_key", &self.secret_key.as_ref().map(|_| "(set)"))
             .finish()
     }
 }
@@ -132,6 +135,7 @@ impl Config {
             trusted_proxies,
             allowed_hosts,
             mcp_requests_per_minute,
+            secret_key: get("TOOLWRIGHT_SECRET_KEY"),
         })
     }
 

@@ -15,6 +15,7 @@ pub mod mcp;
 pub mod outbound;
 pub mod password;
 pub mod repo;
+pub mod secrets;
 pub mod security;
 pub mod session;
 pub mod state;
@@ -41,6 +42,8 @@ pub enum StartError {
     Database(#[from] sqlx::Error),
     #[error("cannot apply the database migrations: {0}")]
     Migrations(#[from] sqlx::migrate::MigrateError),
+    #[error("{0}")]
+    SecretKey(String),
 }
 
 /// Opens the database, applies the migrations (the console's and the
@@ -55,6 +58,9 @@ pub async fn prepare(
     sessions.migrate().await?;
     password::warm_up().await;
     let mcp_reads = Arc::new(mcp::ReadLimit::per_minute(config.mcp_requests_per_minute));
+    let secret = secrets::resolve(&config)
+        .map_err(StartError::SecretKey)?
+        .map(Arc::new);
     Ok(AppState::new(state::Shared {
         leptos_options,
         db,
@@ -63,6 +69,7 @@ pub async fn prepare(
         exports: Arc::default(),
         mcp_tools: Arc::default(),
         mcp_reads,
+        secret,
     }))
 }
 

@@ -43,6 +43,9 @@ pub struct Shared {
     /// Each API key's MCP reads (`tools/list`) in this process: see
     /// [`super::mcp::ReadLimit`].
     pub mcp_reads: Arc<super::mcp::ReadLimit>,
+    /// What seals model providers' API keys; none with PostgreSQL until
+    /// `TOOLWRIGHT_SECRET_KEY` is set (see [`super::secrets`]).
+    pub secret: Option<Arc<super::secrets::SecretKey>>,
 }
 
 impl AppState {

@@ -15,6 +15,7 @@ mod import_api;
 mod mcp;
 mod migrations;
 mod orgs;
+mod providers;
 mod races;
 mod revisions;
 mod server;

@@ -18,6 +18,7 @@ pub mod developers;
 pub mod login_failures;
 pub mod mcp_calls;
 pub mod orgs;
+pub mod providers;
 pub mod revisions;
 pub mod tool_sends;
 

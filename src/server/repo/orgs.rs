@@ -111,6 +111,8 @@ pub async fn page(
         app_count,
         me: me.to_owned(),
         invitation_link: None,
+        providers: super::providers::list(db, org.id).await?,
+        providers_enabled: false,
     })
 }
 

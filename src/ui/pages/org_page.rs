@@ -8,9 +8,11 @@ use crate::{
             get_org_page, CancelInvitation, ChangeRole, DeleteOrg, Invite, RemoveMember,
             ResendInvitation,
         },
+        providers::{AddProvider, RemoveProvider},
         AppError,
     },
     domain::{
+        eval::ProviderSummary,
         org::{Member, OrgPage as OrgPageData, PendingInvitation, Role},
         time::format_utc,
         url::encode_component,
@@ -31,6 +33,7 @@ fn org_page_error() -> Option<AppError> {
         .or_else(url_error::<RemoveMember>)
         .or_else(url_error::<ResendInvitation>)
         .or_else(url_error::<CancelInvitation>)
+        .or_else(url_error::<RemoveProvider>)
 }
 
 /// `/console/orgs/{slug}`: members (an admin changes roles and removes
@@ -57,12 +60,22 @@ pub fn OrgPage() -> impl IntoView {
         Some(format!(
             "Invited {email}. Send them the link below; it works once, for 7 days."
         ))
+    } else if let Some(name) = query.get("provider_added") {
+        Some(format!(
+            "Added the model provider {name}. Its API key is stored sealed and is not shown again."
+        ))
+    } else if let Some(name) = query.get("provider_removed") {
+        Some(format!("Removed the model provider {name}."))
     } else {
         query
             .get("cancelled")
             .map(|email| format!("Cancelled the invitation of {email}."))
     };
     let removing = query.get("remove");
+    let removing_provider = query
+        .get("remove_provider")
+        .and_then(|id| id.parse::<i64>().ok());
+    let provider_error = url_error::<AddProvider>();
     let error = org_page_error();
     let invite_error = url_error::<Invite>();
     let delete_error = url_error::<DeleteOrg>();
@@ -75,11 +88,12 @@ pub fn OrgPage() -> impl IntoView {
                 let error = error.clone();
                 let invite_error = invite_error.clone();
                 let delete_error = delete_error.clone();
+                let provider_error = provider_error.clone();
                 Suspend::new(async move {
                     match get_org_page(slug).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
                         Ok(page) => view! {
-                            <OrgView page notice removing error invite_error delete_error/>
+                            <OrgView page notice removing removing_provider error invite_error delete_error provider_error/>
                         }
                             .into_any(),
                     }
@@ -94,15 +108,21 @@ fn OrgView(
     page: OrgPageData,
     notice: Option<String>,
     removing: Option<String>,
+    removing_provider: Option<i64>,
     error: Option<AppError>,
     invite_error: Option<AppError>,
     delete_error: Option<AppError>,
+    provider_error: Option<AppError>,
 ) -> impl IntoView {
     let admin = page.role == Role::Admin;
     let slug = page.slug.clone();
     let confirm = removing
         .filter(|email| page.members.iter().any(|m| &m.email == email))
         .map(|email| view! { <ConfirmRemoval slug=slug.clone() email me=page.me.clone()/> });
+    let confirm_provider = removing_provider
+        .filter(|_| admin)
+        .and_then(|id| page.providers.iter().find(|p| p.id == id).cloned())
+        .map(|provider| view! { <ConfirmProviderRemoval slug=slug.clone() provider/> });
     let apps = match page.app_count {
         1 => "1 app".to_owned(),
         n => format!("{n} apps"),
@@ -123,7 +143,15 @@ fn OrgView(
             <Notice message=Signal::stored(notice)/>
             <FormAlert message=Signal::stored(error.map(|e| e.to_string()))/>
             {confirm}
+            {confirm_provider}
             <MembersSection slug=slug.clone() members=page.members admin me=page.me.clone()/>
+            <ProvidersSection
+                slug=slug.clone()
+                providers=page.providers
+                admin
+                enabled=page.providers_enabled
+                initial_error=provider_error
+            />
             {admin.then(|| view! {
                 <InvitationsSection
                     slug=slug.clone()
@@ -157,6 +185,135 @@ fn ConfirmRemoval(slug: String, email: String, me: String) -> impl IntoView {
                 <a class="button" href=back>"Keep them"</a>
             </div>
         </form>
+    }
+}
+
+/// Asks before a provider is removed when the page was reached without
+/// JavaScript.
+#[component]
+fn ConfirmProviderRemoval(slug: String, provider: ProviderSummary) -> impl IntoView {
+    let back = format!("/console/orgs/{}#providers", encode_component(&slug));
+    view! {
+        <form method="post" action=RemoveProvider::PATH class="card stack danger-zone" aria-label="Confirm provider removal">
+            <p><strong>{format!("Remove the model provider {}? Its API key is deleted with it.", provider.name)}</strong></p>
+            <input type="hidden" name="slug" value=slug/>
+            <input type="hidden" name="id" value=provider.id.to_string()/>
+            <input type="hidden" name="confirmed" value="yes"/>
+            <div class="card-actions">
+                <button type="submit" class="danger">{format!("Yes, remove {}", provider.name)}</button>
+                <a class="button" href=back>"Keep it"</a>
+            </div>
+        </form>
+    }
+}
+
+/// "Model providers": what evals send their cases to. Every member sees
+/// them (by name, model and the key's last four characters); an admin adds
+/// and removes them.
+#[component]
+fn ProvidersSection(
+    slug: String,
+    providers: Vec<ProviderSummary>,
+    admin: bool,
+    enabled: bool,
+    initial_error: Option<AppError>,
+) -> impl IntoView {
+    let list = if providers.is_empty() {
+        view! { <p class="meta">"No model providers yet."</p> }.into_any()
+    } else {
+        let rows = providers
+            .into_iter()
+            .map(|provider| {
+                let remove = admin.then(|| {
+                    let question = format!(
+                        "Remove the model provider {}? Its API key is deleted with it.",
+                        provider.name
+                    );
+                    view! {
+                        <form method="post" action=RemoveProvider::PATH class="inline-form" data-confirm=question>
+                            <input type="hidden" name="slug" value=slug.clone()/>
+                            <input type="hidden" name="id" value=provider.id.to_string()/>
+                            <input type="hidden" name="confirmed" value=""/>
+                            <button type="submit" class="danger">
+                                "Remove" <span class="visually-hidden">{format!(" {}", provider.name)}</span>
+                            </button>
+                        </form>
+                    }
+                });
+                view! {
+                    <tr>
+                        <td data-label="Name">{provider.name.clone()}</td>
+                        <td data-label="Model"><code>{provider.model.clone()}</code></td>
+                        <td data-label="Base URL" class="meta">{provider.base_url.clone()}</td>
+                        <td data-label="API key"><code class="key-hint">{provider.key_hint()}</code></td>
+                        <td class="row-actions-cell">{remove}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="table-wrap">
+                <table class="stacked">
+                    <caption class="visually-hidden">"Model providers"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Name"</th>
+                            <th scope="col">"Model"</th>
+                            <th scope="col">"Base URL"</th>
+                            <th scope="col">"API key"</th>
+                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        }
+        .into_any()
+    };
+    let form = match (admin, enabled) {
+        (false, _) => None,
+        (true, false) => {
+            Some(view! { <p class="hint">{crate::domain::eval::SECRET_KEY_NEEDED}</p> }.into_any())
+        }
+        (true, true) => {
+            let value = |field| initial_value(&initial_error, field, "");
+            let error = |field| field_message(Signal::stored(initial_error.clone()), field);
+            let message = initial_error.as_ref().map(ToString::to_string);
+            Some(
+                view! {
+                    <form method="post" action=AddProvider::PATH novalidate aria-label="Add provider" class="stack">
+                        <FormAlert message=Signal::stored(message)/>
+                        <input type="hidden" name="slug" value=slug.clone()/>
+                        <TextField label="Provider name" name="name" id="provider-name" value=value("name")
+                            autocomplete="off" required=true error=error("name")/>
+                        <TextField label="Base URL" name="base_url" id="provider-base-url" kind="url"
+                            value=value("base_url") autocomplete="off" required=true
+                            hint="An OpenAI-compatible Chat Completions endpoint, like https://api.openai.com/v1"
+                            error=error("base_url")/>
+                        <TextField label="Model" name="model" id="provider-model" value=value("model")
+                            autocomplete="off" required=true error=error("model")/>
+                        <TextField label="API key" name="api_key" id="provider-api-key" kind="password"
+                            autocomplete="off" required=true
+                            hint="Stored sealed; only its last four characters are shown again."
+                            error=error("api_key")/>
+                        <div class="form-actions">
+                            <button type="submit" class="primary">"Add provider"</button>
+                        </div>
+                    </form>
+                }
+                .into_any(),
+            )
+        }
+    };
+    view! {
+        <section class="card stack" id="providers" aria-labelledby="providers-title">
+            <h2 id="providers-title">"Model providers"</h2>
+            <p class="meta">
+                "The models that evals send an app's cases to, to see which tool each picks. Admins add and remove them; every member sees them."
+            </p>
+            {list}
+            {form}
+        </section>
     }
 }
 
