@@ -6,6 +6,7 @@ use crate::ui::{
         app_page::AppPage,
         auth::{LoginPage, SignupPage},
         console_apps::AppsPage,
+        evals_page::EvalsPage,
         export_page::ExportPage,
         exports_guide::ExportsGuidePage,
         hints_page::HintsPage,
@@ -93,8 +94,8 @@ document.addEventListener('click', function (e) {
 
 /// Whether the page asked for has islands: an app's own pages (the app,
 /// its export, import and "Try" pages) do; the landing page, the forms to
-/// sign up, log in and create an app, the lists, the history and the hints
-/// of every tool work as plain HTML.
+/// sign up, log in and create an app, the lists, the history, the hints
+/// of every tool and the evals work as plain HTML.
 fn page_has_islands() -> bool {
     #[cfg(feature = "ssr")]
     {
@@ -114,7 +115,7 @@ fn is_island_page(path: &str) -> bool {
     else {
         return false;
     };
-    package != "new" && !matches!(segments.next(), Some("history" | "hints"))
+    package != "new" && !matches!(segments.next(), Some("history" | "hints" | "evals"))
 }
 
 /// The console's whole HTTP surface: its pages and server functions, in
@@ -191,6 +192,11 @@ pub fn App() -> impl IntoView {
                         view=HintsPage
                         ssr=SsrMode::Async
                     />
+                    <Route
+                        path=path!("/console/apps/:package_name/evals")
+                        view=EvalsPage
+                        ssr=SsrMode::Async
+                    />
                     <Route path=path!("/console/orgs/new") view=NewOrgPage ssr=SsrMode::Async/>
                     <Route path=path!("/console/orgs/:slug") view=OrgPage ssr=SsrMode::Async/>
                     <Route path=path!("/invitations/:token") view=InvitationPage ssr=SsrMode::Async/>
@@ -223,6 +229,7 @@ mod tests {
             "/console/apps/new",
             "/console/apps/com.example.todo/history",
             "/console/apps/com.example.todo/hints",
+            "/console/apps/com.example.todo/evals",
             "/no/such/page",
         ] {
             assert!(!is_island_page(path), "{path}");

@@ -132,6 +132,10 @@ for (const width of [1280, 375]) {
       await expect(page.getByRole("textbox", { name: "Revision JSON", exact: true })).toBeVisible();
       // Hints of every tool: a row per tool.
       await visitAndCheck(page, `${base}/hints`);
+      // Evals: a case for each of the long tools' phrases.
+      await visitAndCheck(page, `${base}/evals`);
+      await page.getByRole("button", { name: "Add cases from activation phrases", exact: true }).click();
+      await visitAndCheck(page, `${base}/evals`);
 
       // The parameter with thirty allowed values is a select as wide as its longest.
       await visitAndCheck(page, `${base}/tools/${LONG_TOOLS[0].id}/try`, "form[data-hydrated]");

@@ -4,6 +4,7 @@
 pub mod apps;
 pub mod auth;
 pub mod error;
+pub mod evals;
 pub mod export;
 pub mod history;
 pub mod import;

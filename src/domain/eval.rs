@@ -110,6 +110,32 @@ impl ProviderInput {
     }
 }
 
+/// The evals page of an app: its tools (what a case may expect) and its
+/// cases.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvalsPage {
+    pub package_name: String,
+    pub name: String,
+    pub tools: Vec<String>,
+    /// Activation phrases of all its tools, which can become cases.
+    pub phrase_count: usize,
+    pub cases: Vec<(i64, EvalCase)>,
+}
+
+impl EvalCase {
+    /// "Expected tool" as the cases table shows it.
+    pub fn expected_text(&self) -> &str {
+        self.expected.as_deref().unwrap_or("No tool")
+    }
+
+    /// The expected arguments as compact JSON, if any.
+    pub fn arguments_text(&self) -> Option<String> {
+        self.arguments
+            .as_ref()
+            .map(|arguments| Value::Object(arguments.clone()).to_string())
+    }
+}
+
 /// One case: what a user says, and what a model should do with it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct EvalCase {

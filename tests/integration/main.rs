@@ -10,6 +10,7 @@ mod apps;
 mod apps_repo;
 mod auth;
 mod developers;
+mod evals;
 mod export_api;
 mod import_api;
 mod mcp;

@@ -85,6 +85,7 @@ pub fn AppPage() -> impl IntoView {
                                             <a class="button" href=format!("{base}/export")>"Export"</a>
                                             <a class="button" href=format!("{base}/import")>"Import"</a>
                                             <a class="button" href=format!("{base}/history")>"History"</a>
+                                            <a class="button" href=format!("{base}/evals")>"Evals"</a>
                                         </nav>
                                     </div>
                                     <AppConsole

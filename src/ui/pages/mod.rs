@@ -1,6 +1,7 @@
 pub mod app_page;
 pub mod auth;
 pub mod console_apps;
+pub mod evals_page;
 pub mod export_page;
 pub mod exports_guide;
 pub mod hints_page;

@@ -1,0 +1,84 @@
+//! An app's eval cases. They are not part of its configuration (no
+//! revision records them): they test it.
+
+use super::{Scope, WriteError};
+use crate::{
+    domain::{eval::EvalCase, org::Action},
+    in_transaction, on_db,
+    server::db::Db,
+};
+
+/// The app's cases in the order they were added, with their ids.
+pub async fn cases(db: &Db, app_id: i64) -> Result<Vec<(i64, EvalCase)>, sqlx::Error> {
+    let rows: Vec<(i64, String, Option<String>, Option<String>)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT id, utterance, expected, arguments_json FROM eval_cases WHERE app_id = $1 ORDER BY id",
+    )
+    .bind(app_id)
+    .fetch_all(pool)
+    .await)?;
+    rows.into_iter()
+        .map(|(id, utterance, expected, arguments)| {
+            let arguments = arguments
+                .map(|json| serde_json::from_str(&json))
+                .transpose()
+                .map_err(|e| sqlx::Error::Decode(Box::new(e)))?;
+            Ok((
+                id,
+                EvalCase {
+                    utterance,
+                    expected,
+                    arguments,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// Adds `new` to the app's cases, if developer `by` may still edit it.
+pub async fn add(
+    db: &Db,
+    app_id: i64,
+    by: i64,
+    new: &[EvalCase],
+    now_ms: i64,
+) -> Result<(), WriteError> {
+    in_transaction!(db, tx => {
+        may_write!(tx, Scope::App(app_id), by, Action::Edit).await?;
+        for case in new {
+            let arguments = case
+                .arguments
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()
+                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+            sqlx::query(
+                "INSERT INTO eval_cases (app_id, utterance, expected, arguments_json, created_at) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(app_id)
+            .bind(&case.utterance)
+            .bind(&case.expected)
+            .bind(arguments)
+            .bind(now_ms)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    })
+}
+
+/// Deletes case `id` of the app, if developer `by` may still edit it:
+/// whether there was one.
+pub async fn delete(db: &Db, app_id: i64, id: i64, by: i64) -> Result<bool, WriteError> {
+    in_transaction!(db, tx => {
+        may_write!(tx, Scope::App(app_id), by, Action::Edit).await?;
+        let done = sqlx::query("DELETE FROM eval_cases WHERE id = $1 AND app_id = $2")
+            .bind(id)
+            .bind(app_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() > 0)
+    })
+}

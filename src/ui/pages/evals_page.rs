@@ -1,0 +1,229 @@
+//! `/console/apps/{packageName}/evals`: the app's eval cases — what a user
+//! says and the tool a model should call. Plain HTML forms (the console
+//! script asks before a deletion); everything works without JavaScript.
+
+use crate::{
+    api::{
+        evals::{get_evals_page, AddCase, AddCasesFromPhrases, DeleteCase},
+        AppError,
+    },
+    domain::{
+        eval::{EvalCase, EvalsPage as EvalsPageData},
+        url::encode_component,
+    },
+    ui::components::{
+        form::{field_message, initial_value, url_error, FormAlert, Notice, TextArea, TextField},
+        status_page::AppErrorView,
+    },
+};
+use leptos::{prelude::*, server_fn::ServerFn};
+use leptos_meta::Title;
+use leptos_router::hooks::{use_params_map, use_query_map};
+
+#[component]
+pub fn EvalsPage() -> impl IntoView {
+    let package_name = use_params_map()
+        .read_untracked()
+        .get("package_name")
+        .unwrap_or_default();
+    let query = use_query_map().read_untracked();
+    let notice = if query.get("case_added").is_some() {
+        Some("Added the case.".to_owned())
+    } else if let Some(count) = query.get("from_phrases") {
+        Some(match count.as_str() {
+            "0" => "Every activation phrase already has a case.".to_owned(),
+            "1" => "Added 1 case from the activation phrases.".to_owned(),
+            n => format!("Added {n} cases from the activation phrases."),
+        })
+    } else {
+        query
+            .get("case_deleted")
+            .map(|_| "Deleted the case.".to_owned())
+    };
+    let deleting = query
+        .get("delete_case")
+        .and_then(|id| id.parse::<i64>().ok());
+    let add_error = url_error::<AddCase>();
+    let error = url_error::<DeleteCase>().or_else(url_error::<AddCasesFromPhrases>);
+    view! {
+        <Suspense fallback=|| view! { <p>"Loading…"</p> }>
+            {
+                let package_name = package_name.clone();
+                let notice = notice.clone();
+                let add_error = add_error.clone();
+                let error = error.clone();
+                Suspend::new(async move {
+                    match get_evals_page(package_name).await {
+                        Err(error) => view! { <AppErrorView error/> }.into_any(),
+                        Ok(page) => view! { <EvalsView page notice deleting error add_error/> }.into_any(),
+                    }
+                })
+            }
+        </Suspense>
+    }
+}
+
+#[component]
+fn EvalsView(
+    page: EvalsPageData,
+    notice: Option<String>,
+    deleting: Option<i64>,
+    error: Option<AppError>,
+    add_error: Option<AppError>,
+) -> impl IntoView {
+    let package = page.package_name.clone();
+    let back = format!("/console/apps/{}", encode_component(&package));
+    let confirm = deleting
+        .and_then(|id| {
+            page.cases
+                .iter()
+                .find(|(case_id, _)| *case_id == id)
+                .cloned()
+        })
+        .map(|(id, case)| view! { <ConfirmDelete package=package.clone() id case/> });
+    view! {
+        <Title text=format!("Evals of {}", page.name)/>
+        <div class="stack">
+            <div class="page-head">
+                <h1>"Evals of " {page.name.clone()}</h1>
+                <a href=back>"Back to the app"</a>
+            </div>
+            <Notice message=Signal::stored(notice)/>
+            <FormAlert message=Signal::stored(error.map(|e| e.to_string()))/>
+            {confirm}
+            <CasesSection page add_error/>
+        </div>
+    }
+}
+
+/// Asks before a case is deleted when the page was reached without
+/// JavaScript.
+#[component]
+fn ConfirmDelete(package: String, id: i64, case: EvalCase) -> impl IntoView {
+    let back = format!("/console/apps/{}/evals#cases", encode_component(&package));
+    view! {
+        <form method="post" action=DeleteCase::PATH class="card stack danger-zone" aria-label="Confirm deletion">
+            <p><strong>{format!("Delete the case “{}”?", case.utterance)}</strong></p>
+            <input type="hidden" name="package_name" value=package/>
+            <input type="hidden" name="id" value=id.to_string()/>
+            <input type="hidden" name="confirmed" value="yes"/>
+            <div class="card-actions">
+                <button type="submit" class="danger">"Yes, delete the case"</button>
+                <a class="button" href=back>"Keep it"</a>
+            </div>
+        </form>
+    }
+}
+
+#[component]
+fn CasesSection(page: EvalsPageData, add_error: Option<AppError>) -> impl IntoView {
+    let package = page.package_name.clone();
+    let list = if page.cases.is_empty() {
+        view! { <p class="meta">"No cases yet."</p> }.into_any()
+    } else {
+        let rows = page
+            .cases
+            .iter()
+            .map(|(id, case)| {
+                let question = format!("Delete the case “{}”?", case.utterance);
+                view! {
+                    <tr>
+                        <td data-label="Utterance">{case.utterance.clone()}</td>
+                        <td data-label="Expected tool"><code>{case.expected_text().to_owned()}</code></td>
+                        <td data-label="Expected arguments">
+                            {case.arguments_text().map(|text| view! { <code>{text}</code> })}
+                        </td>
+                        <td class="row-actions-cell">
+                            <form method="post" action=DeleteCase::PATH class="inline-form" data-confirm=question>
+                                <input type="hidden" name="package_name" value=package.clone()/>
+                                <input type="hidden" name="id" value=id.to_string()/>
+                                <input type="hidden" name="confirmed" value=""/>
+                                <button type="submit" class="danger">
+                                    "Delete" <span class="visually-hidden">{format!(" the case “{}”", case.utterance)}</span>
+                                </button>
+                            </form>
+                        </td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <div class="table-wrap">
+                <table class="stacked">
+                    <caption class="visually-hidden">"Cases"</caption>
+                    <thead>
+                        <tr>
+                            <th scope="col">"Utterance"</th>
+                            <th scope="col">"Expected tool"</th>
+                            <th scope="col">"Expected arguments"</th>
+                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+        }
+        .into_any()
+    };
+    let from_phrases = (page.phrase_count > 0).then(|| {
+        view! {
+            <form method="post" action=AddCasesFromPhrases::PATH class="inline-form">
+                <input type="hidden" name="package_name" value=package.clone()/>
+                <button type="submit">"Add cases from activation phrases"</button>
+            </form>
+        }
+    });
+    let chosen = initial_value(&add_error, "expected", "");
+    let options = std::iter::once((String::new(), "No tool".to_owned()))
+        .chain(page.tools.iter().map(|id| (id.clone(), id.clone())))
+        .map(|(value, label)| {
+            let selected = value == chosen;
+            view! { <option value=value selected=selected>{label}</option> }
+        })
+        .collect_view();
+    let expected_error =
+        field_message(Signal::stored(add_error.clone()), "expected").get_untracked();
+    let message = add_error.as_ref().map(ToString::to_string);
+    view! {
+        <section class="card stack" id="cases" aria-labelledby="cases-title">
+            <h2 id="cases-title">"Cases"</h2>
+            <p class="meta">
+                "What a user says, and the tool a model should call for it (or none). A call passes when its first tool is the expected one and its arguments contain the expected ones."
+            </p>
+            {list}
+            {from_phrases}
+            <form method="post" action=AddCase::PATH novalidate aria-label="Add case" class="stack">
+                <FormAlert message=Signal::stored(message)/>
+                <input type="hidden" name="package_name" value=package.clone()/>
+                <TextField
+                    label="Utterance"
+                    name="utterance"
+                    id="case-utterance"
+                    value=initial_value(&add_error, "utterance", "")
+                    autocomplete="off"
+                    required=true
+                    error=field_message(Signal::stored(add_error.clone()), "utterance")
+                />
+                <div class="field">
+                    <label for="case-expected">"Expected tool"</label>
+                    <select id="case-expected" name="expected" aria-describedby="case-expected-error">
+                        {options}
+                    </select>
+                    <p class="field-error" id="case-expected-error">{expected_error}</p>
+                </div>
+                <TextArea
+                    label="Expected arguments"
+                    name="arguments"
+                    id="case-arguments"
+                    value=initial_value(&add_error, "arguments", "")
+                    rows=2
+                    hint="Optional: a JSON object the call's arguments must contain, like {\"todo_item\": \"milk\"}"
+                    error=field_message(Signal::stored(add_error.clone()), "arguments")
+                />
+                <div class="form-actions">
+                    <button type="submit" class="primary">"Add case"</button>
+                </div>
+            </form>
+        </section>
+    }
+}
