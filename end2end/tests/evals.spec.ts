@@ -41,12 +41,24 @@ test("cases come from activation phrases and from the form, and are deleted afte
   await expect(hello).toContainText("No tool");
   await expectNoSeriousA11yViolations(page);
 
+  // Edited: the form takes the case, and saves it in place.
+  await hello.getByRole("link", { name: "Edit the case “hello there”", exact: true }).click();
+  const editing = page.getByRole("form", { name: "Edit case", exact: true });
+  await expect(editing.getByLabel("Utterance", { exact: true })).toHaveValue("hello there");
+  await editing.getByLabel("Utterance", { exact: true }).fill("hello again");
+  await editing.getByLabel("Expected tool", { exact: true }).selectOption("get_todos");
+  await editing.getByRole("button", { name: "Save case", exact: true }).click();
+  await expect(pageNotice(page)).toHaveText("Saved the case.");
+  const helloAgain = page.getByRole("region", { name: "Cases", exact: true }).getByRole("row").filter({ hasText: "hello again" });
+  await expect(helloAgain).toContainText("get_todos");
+  await expect(page.getByRole("form", { name: "Add case", exact: true })).toBeVisible();
+
   if (noJs()) {
-    await hello.getByRole("button", { name: "Delete the case “hello there”", exact: true }).click();
+    await helloAgain.getByRole("button", { name: "Delete the case “hello again”", exact: true }).click();
     await page.getByRole("button", { name: "Yes, delete the case", exact: true }).click();
   } else {
     page.once("dialog", (dialog) => dialog.accept());
-    await hello.getByRole("button", { name: "Delete the case “hello there”", exact: true }).click();
+    await helloAgain.getByRole("button", { name: "Delete the case “hello again”", exact: true }).click();
   }
   await expect(pageNotice(page)).toHaveText("Deleted the case.");
   await expect(page.getByRole("region", { name: "Cases", exact: true }).getByRole("row")).toHaveCount(4);

@@ -39,10 +39,12 @@ pub async fn get_evals_page(package_name: String) -> Result<EvalsPage, AppError>
     })
 }
 
-/// "Add case": one case from the form. A refused form keeps what was typed.
+/// "Add case" (no `id`) or "Save case" (case `id`, edited): one case from
+/// the form. A refused form keeps what was typed.
 #[server(prefix = "/api", endpoint = "evals/cases/add")]
 pub async fn add_case(
     package_name: String,
+    #[server(default)] id: Option<i64>,
     utterance: String,
     expected: String,
     #[server(default)] arguments: String,
@@ -68,8 +70,19 @@ pub async fn add_case(
             .with_echo("expected", draft.expected.clone())
             .with_echo("arguments", draft.arguments.clone())
     })?;
-    repo::evals::add(&state.db, app.id, developer.id, &[case], now_ms()).await?;
-    leptos_axum::redirect(&evals_url(&app.details.package_name, "case_added=1"));
+    let done = match id {
+        None => {
+            repo::evals::add(&state.db, app.id, developer.id, &[case], now_ms()).await?;
+            "case_added=1"
+        }
+        Some(id) => {
+            if !repo::evals::update(&state.db, app.id, id, developer.id, &case).await? {
+                return Err(AppError::NotFound);
+            }
+            "case_saved=1"
+        }
+    };
+    leptos_axum::redirect(&evals_url(&app.details.package_name, done));
     Ok(())
 }
 

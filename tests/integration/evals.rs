@@ -112,6 +112,40 @@ async fn cases_come_from_the_form_and_from_phrases_once_and_are_deleted_after_as
             assert!(page.body.contains(shown), "{label}: {shown}");
         }
 
+        // Edited in place, by id; an id that is not one of the app's is not found.
+        let edited_id = stored[1].0.to_string();
+        let saved = alice
+            .form_post(
+                "/api/evals/cases/add",
+                &[
+                    ("package_name", APP),
+                    ("id", &edited_id),
+                    ("utterance", "ping the bread"),
+                    ("expected", ""),
+                    ("arguments", ""),
+                ],
+            )
+            .await;
+        assert!(saved.location.unwrap().contains("case_saved=1"), "{label}");
+        let now = cases(&server).await;
+        assert_eq!(
+            (now[1].1.as_str(), now[1].2.as_deref(), now[1].3.as_deref()),
+            ("ping the bread", None, None),
+            "{label}"
+        );
+        let missing = alice
+            .call(
+                "/api/evals/cases/add",
+                &[
+                    ("package_name", APP),
+                    ("id", "999999"),
+                    ("utterance", "x"),
+                    ("expected", ""),
+                ],
+            )
+            .await;
+        assert_eq!(missing.app_error(), AppError::NotFound, "{label}");
+
         // Deleting asks first without JavaScript, then deletes.
         let id = stored[0].0.to_string();
         let asked = alice

@@ -68,6 +68,39 @@ pub async fn add(
     })
 }
 
+/// Makes case `id` of the app `case`, if developer `by` may still edit
+/// it: whether there was one.
+pub async fn update(
+    db: &Db,
+    app_id: i64,
+    id: i64,
+    by: i64,
+    case: &EvalCase,
+) -> Result<bool, WriteError> {
+    let arguments = case
+        .arguments
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    in_transaction!(db, tx => {
+        may_write!(tx, Scope::App(app_id), by, Action::Edit).await?;
+        let done = sqlx::query(
+            "UPDATE eval_cases SET utterance = $1, expected = $2, arguments_json = $3 \
+             WHERE id = $4 AND app_id = $5",
+        )
+        .bind(&case.utterance)
+        .bind(&case.expected)
+        .bind(arguments)
+        .bind(id)
+        .bind(app_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() > 0)
+    })
+}
+
 /// Deletes case `id` of the app, if developer `by` may still edit it:
 /// whether there was one.
 pub async fn delete(db: &Db, app_id: i64, id: i64, by: i64) -> Result<bool, WriteError> {

@@ -29,6 +29,8 @@ pub fn EvalsPage() -> impl IntoView {
     let query = use_query_map().read_untracked();
     let notice = if query.get("case_added").is_some() {
         Some("Added the case.".to_owned())
+    } else if query.get("case_saved").is_some() {
+        Some("Saved the case.".to_owned())
     } else if let Some(count) = query.get("from_phrases") {
         Some(match count.as_str() {
             "0" => "Every activation phrase already has a case.".to_owned(),
@@ -43,6 +45,7 @@ pub fn EvalsPage() -> impl IntoView {
     let deleting = query
         .get("delete_case")
         .and_then(|id| id.parse::<i64>().ok());
+    let editing = query.get("edit_case").and_then(|id| id.parse::<i64>().ok());
     let add_error = url_error::<AddCase>();
     let error = url_error::<DeleteCase>().or_else(url_error::<AddCasesFromPhrases>);
     view! {
@@ -55,7 +58,7 @@ pub fn EvalsPage() -> impl IntoView {
                 Suspend::new(async move {
                     match get_evals_page(package_name).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok(page) => view! { <EvalsView page notice deleting error add_error/> }.into_any(),
+                        Ok(page) => view! { <EvalsView page notice deleting editing error add_error/> }.into_any(),
                     }
                 })
             }
@@ -68,6 +71,7 @@ fn EvalsView(
     page: EvalsPageData,
     notice: Option<String>,
     deleting: Option<i64>,
+    editing: Option<i64>,
     error: Option<AppError>,
     add_error: Option<AppError>,
 ) -> impl IntoView {
@@ -91,7 +95,7 @@ fn EvalsView(
             <Notice message=Signal::stored(notice)/>
             <FormAlert message=Signal::stored(error.map(|e| e.to_string()))/>
             {confirm}
-            <CasesSection page add_error/>
+            <CasesSection page editing add_error/>
         </div>
     }
 }
@@ -116,8 +120,21 @@ fn ConfirmDelete(package: String, id: i64, case: EvalCase) -> impl IntoView {
 }
 
 #[component]
-fn CasesSection(page: EvalsPageData, add_error: Option<AppError>) -> impl IntoView {
+fn CasesSection(
+    page: EvalsPageData,
+    editing: Option<i64>,
+    add_error: Option<AppError>,
+) -> impl IntoView {
     let package = page.package_name.clone();
+    let base = format!("/console/apps/{}/evals", encode_component(&package));
+    // The case being edited fills the form (unless a refusal brought back
+    // what was typed).
+    let edited = editing.and_then(|id| {
+        page.cases
+            .iter()
+            .find(|(case_id, _)| *case_id == id)
+            .cloned()
+    });
     let list = if page.cases.is_empty() {
         view! { <p class="meta">"No cases yet."</p> }.into_any()
     } else {
@@ -131,9 +148,15 @@ fn CasesSection(page: EvalsPageData, add_error: Option<AppError>) -> impl IntoVi
                         <td data-label="Utterance">{case.utterance.clone()}</td>
                         <td data-label="Expected tool"><code>{case.expected_text().to_owned()}</code></td>
                         <td data-label="Expected arguments">
-                            {case.arguments_text().map(|text| view! { <code>{text}</code> })}
+                            {match case.arguments_text() {
+                                Some(text) => view! { <code>{text}</code> }.into_any(),
+                                None => view! { <span class="meta">"Any"</span> }.into_any(),
+                            }}
                         </td>
                         <td class="row-actions-cell">
+                            <a class="button" href=format!("{base}?edit_case={id}#case-form")>
+                                "Edit" <span class="visually-hidden">{format!(" the case “{}”", case.utterance)}</span>
+                            </a>
                             <form method="post" action=DeleteCase::PATH class="inline-form" data-confirm=question>
                                 <input type="hidden" name="package_name" value=package.clone()/>
                                 <input type="hidden" name="id" value=id.to_string()/>
@@ -173,7 +196,16 @@ fn CasesSection(page: EvalsPageData, add_error: Option<AppError>) -> impl IntoVi
             </form>
         }
     });
-    let chosen = initial_value(&add_error, "expected", "");
+    let stored = |field: &str| {
+        edited
+            .as_ref()
+            .map_or(String::new(), |(_, case)| match field {
+                "utterance" => case.utterance.clone(),
+                "expected" => case.expected.clone().unwrap_or_default(),
+                _ => case.arguments_text().unwrap_or_default(),
+            })
+    };
+    let chosen = initial_value(&add_error, "expected", &stored("expected"));
     let options = std::iter::once((String::new(), "No tool".to_owned()))
         .chain(page.tools.iter().map(|id| (id.clone(), id.clone())))
         .map(|(value, label)| {
@@ -192,14 +224,22 @@ fn CasesSection(page: EvalsPageData, add_error: Option<AppError>) -> impl IntoVi
             </p>
             {list}
             {from_phrases}
-            <form method="post" action=AddCase::PATH novalidate aria-label="Add case" class="stack">
+            <form
+                method="post"
+                action=AddCase::PATH
+                novalidate
+                id="case-form"
+                aria-label=if edited.is_some() { "Edit case" } else { "Add case" }
+                class="stack"
+            >
                 <FormAlert message=Signal::stored(message)/>
                 <input type="hidden" name="package_name" value=package.clone()/>
+                {edited.as_ref().map(|(id, _)| view! { <input type="hidden" name="id" value=id.to_string()/> })}
                 <TextField
                     label="Utterance"
                     name="utterance"
                     id="case-utterance"
-                    value=initial_value(&add_error, "utterance", "")
+                    value=initial_value(&add_error, "utterance", &stored("utterance"))
                     autocomplete="off"
                     required=true
                     error=field_message(Signal::stored(add_error.clone()), "utterance")
@@ -215,13 +255,20 @@ fn CasesSection(page: EvalsPageData, add_error: Option<AppError>) -> impl IntoVi
                     label="Expected arguments"
                     name="arguments"
                     id="case-arguments"
-                    value=initial_value(&add_error, "arguments", "")
+                    value=initial_value(&add_error, "arguments", &stored("arguments"))
                     rows=2
                     hint="Optional: a JSON object the call's arguments must contain, like {\"todo_item\": \"milk\"}"
                     error=field_message(Signal::stored(add_error.clone()), "arguments")
                 />
                 <div class="form-actions">
-                    <button type="submit" class="primary">"Add case"</button>
+                    {match edited {
+                        Some(_) => view! {
+                            <button type="submit" class="primary">"Save case"</button>
+                            <a class="button" href=format!("{base}#cases")>"Cancel"</a>
+                        }
+                            .into_any(),
+                        None => view! { <button type="submit" class="primary">"Add case"</button> }.into_any(),
+                    }}
                 </div>
             </form>
         </section>
