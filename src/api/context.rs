@@ -126,6 +126,26 @@ pub async fn app_for(
     Ok((developer, app))
 }
 
+/// [`app_for`], and the app's configuration at the revision it was read at.
+pub async fn app_config_for(
+    state: &AppState,
+    package_name: &str,
+    action: Action,
+) -> Result<
+    (
+        CurrentDeveloper,
+        crate::server::repo::apps::StoredApp,
+        std::sync::Arc<crate::domain::config::AppConfig>,
+    ),
+    AppError,
+> {
+    let (developer, app) = app_for(state, package_name, action).await?;
+    let config = crate::server::repo::apps::load_config(&state.db, &app)
+        .await
+        .map_err(internal)?;
+    Ok((developer, app, config))
+}
+
 /// The signed-in developer and organization `slug`, with their role in it,
 /// if they may do `action` to it (as [`app_for`] says).
 pub async fn org_for(

@@ -19,10 +19,7 @@ fn evals_url(package_name: &str, query: &str) -> String {
 pub async fn get_evals_page(package_name: String) -> Result<EvalsPage, AppError> {
     use crate::{api::context, domain::org::Action, server::repo};
     let state = context::state()?;
-    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
-    let config = repo::apps::load_config(&state.db, &app)
-        .await
-        .map_err(context::internal)?;
+    let (_, app, config) = context::app_config_for(&state, &package_name, Action::Read).await?;
     let cases = repo::evals::cases(&state.db, app.id)
         .await
         .map_err(context::internal)?;
@@ -55,10 +52,8 @@ pub async fn add_case(
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
-    let config = repo::apps::load_config(&state.db, &app)
-        .await
-        .map_err(context::internal)?;
+    let (developer, app, config) =
+        context::app_config_for(&state, &package_name, Action::Edit).await?;
     let draft = CaseDraft {
         utterance,
         expected,
@@ -72,7 +67,7 @@ pub async fn add_case(
     })?;
     let done = match id {
         None => {
-            repo::evals::add(&state.db, app.id, developer.id, &[case], now_ms()).await?;
+            repo::evals::add(&state.db, app.id, developer.id, |_| vec![case], now_ms()).await?;
             "case_added=1"
         }
         Some(id) => {
@@ -96,21 +91,19 @@ pub async fn add_cases_from_phrases(package_name: String) -> Result<(), AppError
         server::{clock::now_ms, repo},
     };
     let state = context::state()?;
-    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
-    let config = repo::apps::load_config(&state.db, &app)
-        .await
-        .map_err(context::internal)?;
-    let existing: Vec<_> = repo::evals::cases(&state.db, app.id)
-        .await
-        .map_err(context::internal)?
-        .into_iter()
-        .map(|(_, case)| case)
-        .collect();
-    let new = cases_from_phrases(&config.tools, &existing);
-    repo::evals::add(&state.db, app.id, developer.id, &new, now_ms()).await?;
+    let (developer, app, config) =
+        context::app_config_for(&state, &package_name, Action::Edit).await?;
+    let added = repo::evals::add(
+        &state.db,
+        app.id,
+        developer.id,
+        |existing| cases_from_phrases(&config.tools, existing),
+        now_ms(),
+    )
+    .await?;
     leptos_axum::redirect(&evals_url(
         &app.details.package_name,
-        &format!("from_phrases={}", new.len()),
+        &format!("from_phrases={added}"),
     ));
     Ok(())
 }

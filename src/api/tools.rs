@@ -40,12 +40,9 @@ pub async fn get_tool(package_name: String, tool_id: String) -> Result<ToolAt, A
 async fn owned_config(
     package_name: &str,
 ) -> Result<(i64, std::sync::Arc<crate::domain::config::AppConfig>), AppError> {
-    use crate::{api::context, server::repo};
+    use crate::api::context;
     let state = context::state()?;
-    let (_, app) = context::app_for(&state, package_name, Action::Read).await?;
-    let config = repo::apps::load_config(&state.db, &app)
-        .await
-        .map_err(context::internal)?;
+    let (_, app, config) = context::app_config_for(&state, package_name, Action::Read).await?;
     Ok((app.details.revision, config))
 }
 

@@ -55,6 +55,17 @@ async fn cases_come_from_the_form_and_from_phrases_once_and_are_deleted_after_as
             again.location.unwrap().contains("from_phrases=0"),
             "{label}: no duplicates"
         );
+        // Asked twice at once (a double click): still one case per phrase.
+        on_db!(&server.state.db, pool => sqlx::query("DELETE FROM eval_cases")
+            .execute(pool)
+            .await
+            .map(|_| ()))
+        .unwrap();
+        tokio::join!(
+            alice.clone_call("/api/evals/cases/from-phrases", &fields),
+            alice.clone_call("/api/evals/cases/from-phrases", &fields),
+        );
+        assert_eq!(cases(&server).await.len(), 1, "{label}: added once");
 
         let added = alice
             .form_post(

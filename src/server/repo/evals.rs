@@ -34,23 +34,43 @@ pub async fn cases(db: &Db, app_id: i64) -> Result<Vec<(i64, EvalCase)>, sqlx::E
         .collect()
 }
 
-/// Adds `new` to the app's cases, if developer `by` may still edit it.
+/// The arguments_json column of `case`.
+fn arguments_json(case: &EvalCase) -> Result<Option<String>, sqlx::Error> {
+    case.arguments
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|e| sqlx::Error::Encode(Box::new(e)))
+}
+
+/// Adds to the app's cases those `make` gives, from the cases it has (read
+/// in the same transaction, so two additions at once each see the other),
+/// if developer `by` may still edit it: how many were added.
 pub async fn add(
     db: &Db,
     app_id: i64,
     by: i64,
-    new: &[EvalCase],
+    make: impl FnOnce(&[EvalCase]) -> Vec<EvalCase>,
     now_ms: i64,
-) -> Result<(), WriteError> {
+) -> Result<usize, WriteError> {
     in_transaction!(db, tx => {
         may_write!(tx, Scope::App(app_id), by, Action::Edit).await?;
-        for case in new {
-            let arguments = case
-                .arguments
-                .as_ref()
-                .map(serde_json::to_string)
-                .transpose()
-                .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+        let rows: Vec<(String, Option<String>)> = sqlx::query_as(
+            "SELECT utterance, expected FROM eval_cases WHERE app_id = $1 ORDER BY id",
+        )
+        .bind(app_id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let existing: Vec<EvalCase> = rows
+            .into_iter()
+            .map(|(utterance, expected)| EvalCase {
+                utterance,
+                expected,
+                arguments: None,
+            })
+            .collect();
+        let new = make(&existing);
+        for case in &new {
             sqlx::query(
                 "INSERT INTO eval_cases (app_id, utterance, expected, arguments_json, created_at) \
                  VALUES ($1, $2, $3, $4, $5)",
@@ -58,13 +78,13 @@ pub async fn add(
             .bind(app_id)
             .bind(&case.utterance)
             .bind(&case.expected)
-            .bind(arguments)
+            .bind(arguments_json(case)?)
             .bind(now_ms)
             .execute(&mut *tx)
             .await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(new.len())
     })
 }
 
@@ -77,12 +97,7 @@ pub async fn update(
     by: i64,
     case: &EvalCase,
 ) -> Result<bool, WriteError> {
-    let arguments = case
-        .arguments
-        .as_ref()
-        .map(serde_json::to_string)
-        .transpose()
-        .map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
+    let arguments = arguments_json(case)?;
     in_transaction!(db, tx => {
         may_write!(tx, Scope::App(app_id), by, Action::Edit).await?;
         let done = sqlx::query(

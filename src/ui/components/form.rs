@@ -228,3 +228,38 @@ pub fn copy_to_clipboard(text: String, done: impl FnOnce(bool) + 'static) {
     #[cfg(not(feature = "hydrate"))]
     let _ = (text, done);
 }
+
+/// Asks before something is removed or deleted when the page was reached
+/// without JavaScript (with it, the form's `data-confirm` asks): a form to
+/// `action` that sends `fields` and `confirmed=yes`, and a way back.
+#[component]
+pub fn ConfirmCard(
+    /// The server function the form posts to.
+    action: &'static str,
+    /// The form's accessible name, like "Confirm removal".
+    label: &'static str,
+    question: String,
+    /// The hidden fields naming what is to go.
+    fields: Vec<(&'static str, String)>,
+    /// The button that goes ahead, like "Yes, remove OpenAI".
+    yes: String,
+    /// The link that keeps it, and where it goes.
+    keep: &'static str,
+    back: String,
+) -> impl IntoView {
+    let hidden = fields
+        .into_iter()
+        .map(|(name, value)| view! { <input type="hidden" name=name value=value/> })
+        .collect_view();
+    view! {
+        <form method="post" action=action class="card stack danger-zone" aria-label=label>
+            <p><strong>{question}</strong></p>
+            {hidden}
+            <input type="hidden" name="confirmed" value="yes"/>
+            <div class="card-actions">
+                <button type="submit" class="danger">{yes}</button>
+                <a class="button" href=back>{keep}</a>
+            </div>
+        </form>
+    }
+}

@@ -12,7 +12,10 @@ use crate::{
         url::encode_component,
     },
     ui::components::{
-        form::{field_message, initial_value, url_error, FormAlert, Notice, TextArea, TextField},
+        form::{
+            field_message, initial_value, url_error, ConfirmCard, FormAlert, Notice, TextArea,
+            TextField,
+        },
         status_page::AppErrorView,
     },
 };
@@ -106,16 +109,15 @@ fn EvalsView(
 fn ConfirmDelete(package: String, id: i64, case: EvalCase) -> impl IntoView {
     let back = format!("/console/apps/{}/evals#cases", encode_component(&package));
     view! {
-        <form method="post" action=DeleteCase::PATH class="card stack danger-zone" aria-label="Confirm deletion">
-            <p><strong>{format!("Delete the case “{}”?", case.utterance)}</strong></p>
-            <input type="hidden" name="package_name" value=package/>
-            <input type="hidden" name="id" value=id.to_string()/>
-            <input type="hidden" name="confirmed" value="yes"/>
-            <div class="card-actions">
-                <button type="submit" class="danger">"Yes, delete the case"</button>
-                <a class="button" href=back>"Keep it"</a>
-            </div>
-        </form>
+        <ConfirmCard
+            action=DeleteCase::PATH
+            label="Confirm deletion"
+            question=format!("Delete the case “{}”?", case.utterance)
+            yes="Yes, delete the case".to_owned()
+            fields=vec![("package_name", package), ("id", id.to_string())]
+            keep="Keep it"
+            back
+        />
     }
 }
 

@@ -18,7 +18,9 @@ use crate::{
         url::encode_component,
     },
     ui::components::{
-        form::{field_message, initial_value, url_error, FormAlert, Notice, TextField},
+        form::{
+            field_message, initial_value, url_error, ConfirmCard, FormAlert, Notice, TextField,
+        },
         status_page::AppErrorView,
     },
 };
@@ -175,16 +177,15 @@ fn ConfirmRemoval(slug: String, email: String, me: String) -> impl IntoView {
     };
     let back = format!("/console/orgs/{}", encode_component(&slug));
     view! {
-        <form method="post" action=RemoveMember::PATH class="card stack danger-zone" aria-label="Confirm removal">
-            <p><strong>{question}</strong></p>
-            <input type="hidden" name="slug" value=slug/>
-            <input type="hidden" name="email" value=email.clone()/>
-            <input type="hidden" name="confirmed" value="yes"/>
-            <div class="card-actions">
-                <button type="submit" class="danger">{format!("Yes, remove {email}")}</button>
-                <a class="button" href=back>"Keep them"</a>
-            </div>
-        </form>
+        <ConfirmCard
+            action=RemoveMember::PATH
+            label="Confirm removal"
+            question
+            yes=format!("Yes, remove {email}")
+            fields=vec![("slug", slug), ("email", email)]
+            keep="Keep them"
+            back
+        />
     }
 }
 
@@ -194,16 +195,15 @@ fn ConfirmRemoval(slug: String, email: String, me: String) -> impl IntoView {
 fn ConfirmProviderRemoval(slug: String, provider: ProviderSummary) -> impl IntoView {
     let back = format!("/console/orgs/{}#providers", encode_component(&slug));
     view! {
-        <form method="post" action=RemoveProvider::PATH class="card stack danger-zone" aria-label="Confirm provider removal">
-            <p><strong>{format!("Remove the model provider {}? Its API key is deleted with it.", provider.name)}</strong></p>
-            <input type="hidden" name="slug" value=slug/>
-            <input type="hidden" name="id" value=provider.id.to_string()/>
-            <input type="hidden" name="confirmed" value="yes"/>
-            <div class="card-actions">
-                <button type="submit" class="danger">{format!("Yes, remove {}", provider.name)}</button>
-                <a class="button" href=back>"Keep it"</a>
-            </div>
-        </form>
+        <ConfirmCard
+            action=RemoveProvider::PATH
+            label="Confirm provider removal"
+            question=format!("Remove the model provider {}? Its API key is deleted with it.", provider.name)
+            yes=format!("Yes, remove {}", provider.name)
+            fields=vec![("slug", slug), ("id", provider.id.to_string())]
+            keep="Keep it"
+            back
+        />
     }
 }
 
