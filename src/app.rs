@@ -70,8 +70,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 /// `data-submit-on-change` (the organization switcher, a member's role)
 /// applies at once, a form marked `data-confirm` asks first (and says so to
 /// the server in its `confirmed` field), a button marked `data-copy` copies
-/// the field it names. Without them every form still works, with its
-/// button and a confirmation page.
+/// the field it names, and an eval run under way (`data-run-progress`)
+/// keeps its progress bar up to date and shows its results when it ends.
+/// Without them every form still works, with its button, a confirmation
+/// page and a "Refresh" link.
 const CONSOLE_SCRIPT: &str = r#"document.documentElement.classList.add('js');
 document.addEventListener('change', function (e) {
   var t = e.target;
@@ -90,6 +92,23 @@ document.addEventListener('click', function (e) {
   var field = document.getElementById(b.getAttribute('data-copy'));
   if (!field || !navigator.clipboard) return;
   navigator.clipboard.writeText(field.value).then(function () { b.textContent = 'Copied'; });
+});
+document.addEventListener('DOMContentLoaded', function () {
+  var run = document.querySelector('[data-run-progress]');
+  if (!run) return;
+  var bar = run.querySelector('progress'), text = run.querySelector('[data-progress-text]');
+  var body = new URLSearchParams({ package_name: run.getAttribute('data-package'), id: run.getAttribute('data-run-progress') });
+  function follow() {
+    fetch('/api/evals/runs/progress', { method: 'POST', body: body, headers: { Accept: 'application/json' } })
+      .then(function (r) { if (!r.ok) throw r; return r.json(); })
+      .then(function (p) {
+        if (!p.open) { location.hash = 'results'; location.reload(); return; }
+        bar.max = Math.max(p.total, 1); bar.value = p.done;
+        text.textContent = p.done + ' of ' + p.total + ' calls';
+        setTimeout(follow, 1000);
+      }, function () { setTimeout(follow, 5000); });
+  }
+  setTimeout(follow, 1000);
 });"#;
 
 /// Whether the page asked for has islands: an app's own pages (the app,

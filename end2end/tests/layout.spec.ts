@@ -6,6 +6,7 @@ import { expectNoSidewaysScroll } from "../fixtures/layout";
 import { createOrg, currentOrgPath, invite } from "../fixtures/orgs";
 import { LONG_TOOLS, longApp, seedApp, type SeedApp, type SeedTool } from "../fixtures/seed";
 import { toolCard } from "../fixtures/tools";
+import { addProvider, runEvalsAndWait, startStandin } from "../fixtures/model-standin";
 
 // No page scrolls sideways, at a desktop's width and a phone's, whatever the
 // length of what the developer entered (SPEC.md section 6). Runs hydrated and
@@ -136,6 +137,19 @@ for (const width of [1280, 375]) {
       await visitAndCheck(page, `${base}/evals`);
       await page.getByRole("button", { name: "Add cases from activation phrases", exact: true }).click();
       await visitAndCheck(page, `${base}/evals`);
+      // A run's results: the cases trial by trial, the confusion of the long
+      // tool ids, the runs and the chart, with a provider's long name and model.
+      const standin = await startStandin();
+      try {
+        const provider = "A model provider whose name is about as long as a name gets";
+        await addProvider(page, await currentOrgPath(page), provider, standin.baseUrl,
+          "vendor/an-extremely-long-model-name-for-routing-evals-2026-12-01-preview", "sk-layout-key");
+        await runEvalsAndWait(page, `${base}/evals`, provider, "2");
+        await visitAndCheck(page, `${base}/evals`);
+        await expect(page.getByRole("region", { name: "Results", exact: true }).getByText(/^Score: \d+%/)).toBeVisible();
+      } finally {
+        standin.stop();
+      }
 
       // The parameter with thirty allowed values is a select as wide as its longest.
       await visitAndCheck(page, `${base}/tools/${LONG_TOOLS[0].id}/try`, "form[data-hydrated]");

@@ -14,16 +14,44 @@ fn evals_url(package_name: &str, query: &str) -> String {
     )
 }
 
-/// The app's tools and cases.
+/// How many runs the page lists (and charts), newest first.
+#[cfg(feature = "ssr")]
+const RUNS_LISTED: i64 = 50;
+
+/// The app's tools and cases, the organization's providers, the app's
+/// runs, and the results of run `run` (the latest when not given).
 #[server(prefix = "/api", endpoint = "evals/page")]
-pub async fn get_evals_page(package_name: String) -> Result<EvalsPage, AppError> {
-    use crate::{api::context, domain::org::Action, server::repo};
+pub async fn get_evals_page(
+    package_name: String,
+    #[server(default)] run: Option<i64>,
+) -> Result<EvalsPage, AppError> {
+    use crate::{
+        api::context,
+        domain::org::Action,
+        server::{evals, repo},
+    };
     let state = context::state()?;
     let (_, app, config) = context::app_config_for(&state, &package_name, Action::Read).await?;
     let cases = repo::evals::cases(&state.db, app.id)
         .await
         .map_err(context::internal)?;
+    let providers = repo::providers::list(&state.db, app.org_id)
+        .await
+        .map_err(context::internal)?;
+    let runs = repo::eval_runs::list(&state.db, app.id, RUNS_LISTED)
+        .await
+        .map_err(context::internal)?;
+    let shown = match run.or_else(|| runs.first().map(|run| run.id)) {
+        None => None,
+        Some(id) => evals::report(&state, app.id, id)
+            .await
+            .map_err(context::internal)?,
+    };
     Ok(EvalsPage {
+        providers,
+        runs,
+        shown,
+        read_at: crate::server::clock::now_ms(),
         package_name: app.details.package_name,
         name: app.details.name,
         tools: config.tools.iter().map(|tool| tool.id.clone()).collect(),
@@ -131,4 +159,82 @@ pub async fn delete_case(
     }
     leptos_axum::redirect(&evals_url(&app.details.package_name, "case_deleted=1"));
     Ok(())
+}
+
+/// "Run evals": queues a run of every case with the chosen provider, and
+/// shows it on the page as it goes.
+#[server(prefix = "/api", endpoint = "evals/runs/start")]
+pub async fn run_evals(
+    package_name: String,
+    #[server(default)] provider: String,
+    #[server(default)] trials: String,
+) -> Result<(), AppError> {
+    use crate::{api::context, domain::org::Action, server::evals};
+    let state = context::state()?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
+    let id = evals::queue(&state, &app, developer.id, &provider, &trials)
+        .await
+        .map_err(|error| match error {
+            AppError::Validation(errors) => AppError::Validation(
+                errors
+                    .with_echo("provider", provider.trim())
+                    .with_echo("trials", trials.trim()),
+            ),
+            other => other,
+        })?;
+    tracing::info!(developer = developer.id, run = id, "eval run queued");
+    leptos_axum::redirect(&format!(
+        "/console/apps/{}/evals?run={id}#run",
+        crate::domain::url::encode_component(&app.details.package_name)
+    ));
+    Ok(())
+}
+
+/// "Cancel": stops run `id`; the calls made so far stay.
+#[server(prefix = "/api", endpoint = "evals/runs/cancel")]
+pub async fn cancel_run(package_name: String, id: i64) -> Result<(), AppError> {
+    use crate::{
+        api::context,
+        domain::org::Action,
+        server::{clock::now_ms, repo},
+    };
+    let state = context::state()?;
+    let (developer, app) = context::app_for(&state, &package_name, Action::Edit).await?;
+    let done = match repo::eval_runs::cancel(&state.db, app.id, id, developer.id, now_ms()).await? {
+        None => return Err(AppError::NotFound),
+        Some(true) => "cancelled=1",
+        Some(false) => "already_over=1",
+    };
+    leptos_axum::redirect(&format!(
+        "/console/apps/{}/evals?run={id}&{done}#run",
+        crate::domain::url::encode_component(&app.details.package_name)
+    ));
+    Ok(())
+}
+
+/// Where run `id` stands, for the page to follow it without reloading.
+#[server(prefix = "/api", endpoint = "evals/runs/progress")]
+pub async fn run_progress(package_name: String, id: i64) -> Result<Progress, AppError> {
+    use crate::{api::context, domain::org::Action, server::repo};
+    let state = context::state()?;
+    let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
+    let run = repo::eval_runs::get(&state.db, app.id, id)
+        .await
+        .map_err(context::internal)?
+        .ok_or(AppError::NotFound)?;
+    Ok(Progress {
+        status: run.status.key().to_owned(),
+        done: run.calls_done,
+        total: run.calls_total,
+        open: run.status.is_open(),
+    })
+}
+
+/// A run's progress, as the page's script reads it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Progress {
+    pub status: String,
+    pub done: u32,
+    pub total: u32,
+    pub open: bool,
 }

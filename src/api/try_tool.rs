@@ -133,6 +133,7 @@ pub async fn send_tool_call(
             status,
             body,
             latency,
+            ..
         } => SendResult {
             delivery: Delivery::Answered(interpret(status, &body)),
             status: Some(status),

@@ -24,6 +24,9 @@ pub const NONE: &str = "none";
 /// key to seal providers' API keys with.
 pub const SECRET_KEY_NEEDED: &str = "To add model providers, give the console a secret key: set TOOLWRIGHT_SECRET_KEY to 32 random bytes in base64 (openssl rand -base64 32 prints them) and restart it.";
 
+/// What the evals API tells a key limited to exports.
+pub const EVAL_API_EXPORT_ONLY: &str = "This API key is limited to exports. Runs spend the organization's provider credit: use a key made without “Export only”.";
+
 /// A model provider as the organization page lists it: never its key,
 /// only the key's last four characters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,6 +123,15 @@ pub struct EvalsPage {
     /// Activation phrases of all its tools, which can become cases.
     pub phrase_count: usize,
     pub cases: Vec<(i64, EvalCase)>,
+    /// The organization's providers to run with (never their keys).
+    pub providers: Vec<ProviderSummary>,
+    /// The app's runs, newest first.
+    pub runs: Vec<RunSummary>,
+    /// The run whose results the page shows (the latest by default), and
+    /// what its calls so far say.
+    pub shown: Option<(RunSummary, Summary)>,
+    /// When this was read (ms since the epoch).
+    pub read_at: i64,
 }
 
 impl EvalCase {
@@ -388,6 +400,197 @@ pub fn summarize(results: Vec<(EvalCase, Vec<Trial>)>) -> Summary {
     summary
 }
 
+/// Where a run stands. A run is queued until a server process takes it,
+/// running while one carries it, and then done, failed (a call could not
+/// be made: the reason is kept) or cancelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunStatus {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl RunStatus {
+    /// The word the database and the API use.
+    pub fn key(self) -> &'static str {
+        match self {
+            RunStatus::Queued => "queued",
+            RunStatus::Running => "running",
+            RunStatus::Done => "done",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(key: &str) -> Option<RunStatus> {
+        [
+            RunStatus::Queued,
+            RunStatus::Running,
+            RunStatus::Done,
+            RunStatus::Failed,
+            RunStatus::Cancelled,
+        ]
+        .into_iter()
+        .find(|status| status.key() == key)
+    }
+
+    /// Still to finish: it can be cancelled, and the page follows it.
+    pub fn is_open(self) -> bool {
+        matches!(self, RunStatus::Queued | RunStatus::Running)
+    }
+
+    /// As the list of runs says it.
+    pub fn label(self) -> &'static str {
+        match self {
+            RunStatus::Queued => "Queued",
+            RunStatus::Running => "Running",
+            RunStatus::Done => "Done",
+            RunStatus::Failed => "Failed",
+            RunStatus::Cancelled => "Cancelled",
+        }
+    }
+}
+
+/// A run as the list of runs shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub id: i64,
+    /// The app's revision the run sent the tools of.
+    pub revision: i64,
+    pub provider: String,
+    pub model: String,
+    pub trials: u32,
+    pub status: RunStatus,
+    /// Why it failed.
+    pub error: Option<String>,
+    /// Calls made so far (of `score.total` when done), and of them passed.
+    pub calls_done: u32,
+    pub calls_total: u32,
+    pub calls_passed: u32,
+    pub prompt_tokens: i64,
+    pub completion_tokens: i64,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+}
+
+impl RunSummary {
+    /// The score of the calls made so far.
+    pub fn score(&self) -> Score {
+        Score {
+            passed: self.calls_passed as usize,
+            total: self.calls_done as usize,
+        }
+    }
+
+    /// From the first call to the last, once finished.
+    pub fn duration_ms(&self) -> Option<i64> {
+        Some(self.finished_at? - self.started_at?).filter(|ms| *ms >= 0)
+    }
+
+    /// "1.2 s", "3 min 5 s", or "—" while it runs.
+    pub fn duration_text(&self) -> String {
+        match self.duration_ms() {
+            None => "—".to_owned(),
+            Some(ms) if ms < 60_000 => format!("{:.1} s", ms as f64 / 1000.0),
+            Some(ms) => format!("{} min {} s", ms / 60_000, (ms % 60_000) / 1000),
+        }
+    }
+}
+
+/// "Run evals": which provider, and how many trials of each case, checked
+/// against the organization's providers (by name). Problems under
+/// `provider` and `trials`.
+pub fn parse_run<'a>(
+    provider: &str,
+    trials: &str,
+    providers: &'a [ProviderSummary],
+) -> Result<(&'a ProviderSummary, u32), FieldErrors> {
+    let mut errors = FieldErrors::new();
+    let found = providers.iter().find(|p| p.name == provider.trim());
+    if found.is_none() {
+        errors.add(
+            "provider",
+            if providers.is_empty() {
+                "Add a model provider on the organization page first"
+            } else {
+                "Choose one of the organization's providers"
+            },
+        );
+    }
+    let trials = match trials.trim().parse::<u32>() {
+        Ok(n) if TRIALS.contains(&n) => Some(n),
+        _ => {
+            errors.add(
+                "trials",
+                format!(
+                    "Enter a number of trials from {} to {}",
+                    TRIALS.start(),
+                    TRIALS.end()
+                ),
+            );
+            None
+        }
+    };
+    match (found, trials) {
+        (Some(provider), Some(trials)) if errors.is_empty() => Ok((provider, trials)),
+        _ => Err(errors),
+    }
+}
+
+/// How long to wait before trying a call again after its `attempt`-th
+/// failure (1 for the first): what the provider asked for, if it said, else
+/// doubling from a quarter of a second; never more than 20 seconds.
+pub fn retry_delay(attempt: u32, asked: Option<std::time::Duration>) -> std::time::Duration {
+    const MAX: std::time::Duration = std::time::Duration::from_secs(20);
+    let doubling = std::time::Duration::from_millis(250) * 2u32.saturating_pow(attempt.min(10) - 1);
+    asked.unwrap_or(doubling).min(MAX)
+}
+
+/// A point of the chart of score by revision: where, in a `width` ×
+/// `height` box, and what it says.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChartPoint {
+    pub x: f64,
+    pub y: f64,
+    pub revision: i64,
+    pub percent: u32,
+}
+
+/// The chart's points: each finished run (oldest first) at its score, one
+/// step apart from left to right, 0% at the bottom and 100% at the top.
+pub fn chart_points(runs: &[RunSummary], width: f64, height: f64) -> Vec<ChartPoint> {
+    let mut done: Vec<&RunSummary> = runs
+        .iter()
+        .filter(|run| run.status == RunStatus::Done)
+        .collect();
+    done.sort_by_key(|run| run.id);
+    let step = if done.len() > 1 {
+        width / (done.len() - 1) as f64
+    } else {
+        0.0
+    };
+    done.iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let ratio = run.score().ratio();
+            ChartPoint {
+                x: if done.len() > 1 {
+                    i as f64 * step
+                } else {
+                    width / 2.0
+                },
+                y: (1.0 - ratio) * height,
+                revision: run.revision,
+                percent: (ratio * 100.0).round() as u32,
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -614,5 +817,115 @@ mod tests {
             .unwrap_err()
             .first("utterance")
             .is_some());
+    }
+
+    fn provider(name: &str) -> ProviderSummary {
+        ProviderSummary {
+            id: 7,
+            name: name.into(),
+            base_url: "https://api.openai.com/v1".into(),
+            model: "gpt-4.1-mini".into(),
+            key_last4: "abcd".into(),
+        }
+    }
+
+    #[test]
+    fn a_run_names_one_of_the_organizations_providers_and_1_to_10_trials() {
+        let providers = [provider("OpenAI"), provider("Local")];
+        let (chosen, trials) = parse_run(" Local ", "3", &providers).unwrap();
+        assert_eq!((chosen.name.as_str(), trials), ("Local", 3));
+        assert_eq!(parse_run("OpenAI", "10", &providers).unwrap().1, 10);
+        let refused = parse_run("Nope", "11", &providers).unwrap_err();
+        assert_eq!(
+            refused.first("provider"),
+            Some("Choose one of the organization's providers")
+        );
+        assert_eq!(
+            refused.first("trials"),
+            Some("Enter a number of trials from 1 to 10")
+        );
+        for trials in ["0", "", "two", "-1", "2.5"] {
+            assert!(parse_run("OpenAI", trials, &providers).is_err(), "{trials}");
+        }
+        assert_eq!(
+            parse_run("OpenAI", "3", &[]).unwrap_err().first("provider"),
+            Some("Add a model provider on the organization page first")
+        );
+    }
+
+    #[test]
+    fn a_call_turned_away_waits_as_asked_or_twice_as_long_each_time() {
+        use std::time::Duration;
+        let ms = Duration::from_millis;
+        assert_eq!(retry_delay(1, None), ms(250));
+        assert_eq!(retry_delay(2, None), ms(500));
+        assert_eq!(retry_delay(4, None), ms(2000));
+        assert_eq!(retry_delay(30, None), Duration::from_secs(20));
+        assert_eq!(retry_delay(1, Some(ms(50))), ms(50));
+        assert_eq!(
+            retry_delay(1, Some(Duration::from_secs(600))),
+            Duration::from_secs(20)
+        );
+    }
+
+    fn run(id: i64, revision: i64, status: RunStatus, passed: u32, done: u32) -> RunSummary {
+        RunSummary {
+            id,
+            revision,
+            provider: "OpenAI".into(),
+            model: "m".into(),
+            trials: 3,
+            status,
+            error: None,
+            calls_done: done,
+            calls_total: done,
+            calls_passed: passed,
+            prompt_tokens: 0,
+            completion_tokens: 0,
+            created_at: 0,
+            started_at: Some(1_000),
+            finished_at: Some(3_500),
+        }
+    }
+
+    #[test]
+    fn the_chart_shows_finished_runs_oldest_first_from_0_at_the_bottom_to_100_at_the_top() {
+        let runs = [
+            run(3, 5, RunStatus::Done, 3, 4),
+            run(2, 4, RunStatus::Failed, 0, 1),
+            run(1, 4, RunStatus::Done, 4, 4),
+            run(4, 6, RunStatus::Running, 1, 2),
+        ];
+        let points = chart_points(&runs, 100.0, 50.0);
+        let drawn: Vec<(f64, f64, i64, u32)> = points
+            .iter()
+            .map(|p| (p.x, p.y, p.revision, p.percent))
+            .collect();
+        assert_eq!(drawn, [(0.0, 0.0, 4, 100), (100.0, 12.5, 5, 75)]);
+        let one = chart_points(&runs[2..3], 100.0, 50.0);
+        assert_eq!((one[0].x, one[0].y), (50.0, 0.0));
+        assert!(chart_points(&[], 100.0, 50.0).is_empty());
+    }
+
+    #[test]
+    fn a_runs_status_reads_back_and_its_time_and_progress_are_told() {
+        for status in [
+            RunStatus::Queued,
+            RunStatus::Running,
+            RunStatus::Done,
+            RunStatus::Failed,
+            RunStatus::Cancelled,
+        ] {
+            assert_eq!(RunStatus::parse(status.key()), Some(status));
+            assert_eq!(serde_json::to_value(status).unwrap(), json!(status.key()));
+        }
+        assert_eq!(RunStatus::parse("paused"), None);
+        let mut done = run(1, 1, RunStatus::Done, 2, 3);
+        assert_eq!(done.duration_text(), "2.5 s");
+        assert_eq!(done.score().line(), "Score: 67% (2 of 3 calls)");
+        done.finished_at = Some(1_000 + 125_000);
+        assert_eq!(done.duration_text(), "2 min 5 s");
+        done.finished_at = None;
+        assert_eq!(done.duration_text(), "—");
     }
 }

@@ -39,7 +39,14 @@ pub struct Config {
     pub mcp_requests_per_minute: usize,
     /// `TOOLWRIGHT_SECRET_KEY`, as given (see [`super::secrets`]).
     pub secret_key: Option<String>,
+    /// How long a server process holds an eval run it carries before
+    /// another may take it over (`TOOLWRIGHT_EVAL_LEASE_SECONDS`): how soon
+    /// a run goes on after its process died. Renewed while the run goes on.
+    pub eval_lease: std::time::Duration,
 }
+
+/// The eval run lease unless `TOOLWRIGHT_EVAL_LEASE_SECONDS` says otherwise.
+pub const DEFAULT_EVAL_LEASE_SECONDS: usize = 30;
 
 /// The MCP limit per key unless `TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE` says otherwise.
 pub const DEFAULT_MCP_REQUESTS_PER_MINUTE: usize = 120;
@@ -60,6 +67,7 @@ impl fmt::Debug for Config {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("mcp_requests_per_minute", &self.mcp_requests_per_minute)
             .field("secret_key", &self.secret_key.as_ref().map(|_| "(set)"))
+            .field("eval_lease", &self.eval_lease)
             .finish()
     }
 }
@@ -72,8 +80,8 @@ pub enum ConfigError {
     NotABoolean { name: &'static str, value: String },
     #[error("TOOLWRIGHT_TRUSTED_PROXIES must be IP addresses separated by commas (got {0:?})")]
     NotAnAddressList(String),
-    #[error("TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE must be a whole number from 1 up (got {0:?})")]
-    NotACount(String),
+    #[error("{name} must be a whole number from 1 up (got {value:?})")]
+    NotACount { name: &'static str, value: String },
 }
 
 impl Config {
@@ -116,15 +124,21 @@ impl Config {
                 .collect(),
         };
 
-        let mcp_requests_per_minute = match get("TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE") {
-            None => DEFAULT_MCP_REQUESTS_PER_MINUTE,
+        let count = |name: &'static str, default: usize| match get(name) {
+            None => Ok(default),
             Some(value) => value
                 .trim()
                 .parse::<usize>()
                 .ok()
                 .filter(|n| *n > 0)
-                .ok_or(ConfigError::NotACount(value))?,
+                .ok_or(ConfigError::NotACount { name, value }),
         };
+        let mcp_requests_per_minute = count(
+            "TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE",
+            DEFAULT_MCP_REQUESTS_PER_MINUTE,
+        )?;
+        let eval_lease_seconds =
+            count("TOOLWRIGHT_EVAL_LEASE_SECONDS", DEFAULT_EVAL_LEASE_SECONDS)? as u64;
 
         Ok(Config {
             database_url,
@@ -136,6 +150,7 @@ impl Config {
             allowed_hosts,
             mcp_requests_per_minute,
             secret_key: get("TOOLWRIGHT_SECRET_KEY"),
+            eval_lease: std::time::Duration::from_secs(eval_lease_seconds),
         })
     }
 

@@ -83,11 +83,11 @@ impl ExportQuery {
     }
 }
 
-fn json_error(status: StatusCode, body: serde_json::Value) -> Response {
+pub(super) fn json_error(status: StatusCode, body: serde_json::Value) -> Response {
     (status, Json(body)).into_response()
 }
 
-fn internal(error: sqlx::Error) -> Response {
+pub(super) fn internal(error: sqlx::Error) -> Response {
     tracing::error!(%error, "export failed");
     json_error(
         StatusCode::INTERNAL_SERVER_ERROR,
@@ -174,13 +174,22 @@ async fn app_of_key(
     package_name: &str,
     headers: &HeaderMap,
 ) -> Result<StoredApp, Response> {
+    Ok(holder_of_key(state, package_name, headers).await?.0)
+}
+
+/// [`app_of_key`], with who the key speaks for.
+pub(super) async fn holder_of_key(
+    state: &AppState,
+    package_name: &str,
+    headers: &HeaderMap,
+) -> Result<(StoredApp, repo::api_keys::KeyHolder), Response> {
     let Some(key) = bearer(headers) else {
         return Err(unauthorized(
             "Send an API key: Authorization: Bearer <key>.",
         ));
     };
-    let key_app = match repo::api_keys::authenticate(&state.db, key, now_ms()).await {
-        Ok(Some(app_id)) => app_id,
+    let holder = match repo::api_keys::holder(&state.db, key, now_ms()).await {
+        Ok(Some(holder)) => holder,
         Ok(None) => {
             return Err(unauthorized(
                 "This API key is not valid (unknown or revoked).",
@@ -189,7 +198,7 @@ async fn app_of_key(
         Err(error) => return Err(internal(error)),
     };
     match repo::apps::find_by_package(&state.db, package_name).await {
-        Ok(Some(app)) if app.id == key_app => Ok(app),
+        Ok(Some(app)) if app.id == holder.app_id => Ok((app, holder)),
         Ok(_) => Err(json_error(
             StatusCode::NOT_FOUND,
             serde_json::json!({ "error": "Not found" }),

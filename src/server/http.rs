@@ -1,7 +1,7 @@
 //! The HTTP surface: the Leptos pages and server functions, `/healthz`,
 //! static files, request logging.
 
-use super::{auth, exports, mcp, security, state::AppState};
+use super::{auth, eval_api, exports, mcp, security, state::AppState};
 use crate::domain::AppError;
 use axum::{
     extract::State,
@@ -63,6 +63,14 @@ pub fn router(state: AppState, pages: Router<AppState>) -> Router {
         .route(
             "/api/v1/apps/{package_name}/checks",
             get(exports::api_checks),
+        )
+        .route(
+            "/api/v1/apps/{package_name}/evals/runs",
+            axum::routing::post(eval_api::start),
+        )
+        .route(
+            "/api/v1/apps/{package_name}/evals/runs/{id}",
+            get(eval_api::get),
         )
         .route(
             "/console/apps/{package_name}/export/download",

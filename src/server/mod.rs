@@ -8,6 +8,8 @@ pub mod client;
 pub mod clock;
 pub mod config;
 pub mod db;
+pub mod eval_api;
+pub mod evals;
 pub mod export_cache;
 pub mod exports;
 pub mod http;
@@ -70,6 +72,7 @@ pub async fn prepare(
         mcp_tools: Arc::default(),
         mcp_reads,
         secret,
+        eval_queued: Arc::default(),
     }))
 }
 
@@ -84,6 +87,7 @@ pub async fn serve(
     use axum::serve::ListenerExt;
 
     let expired_deletion = state.sessions.spawn_expired_deletion();
+    let eval_runs = evals::spawn(state.clone());
     // Without TCP_NODELAY, Nagle's algorithm and delayed ACKs hold small
     // keep-alive responses back by ~40 ms.
     let listener = listener.tap_io(|tcp| {
@@ -98,5 +102,6 @@ pub async fn serve(
     .with_graceful_shutdown(shutdown)
     .await;
     expired_deletion.abort();
+    eval_runs.abort();
     result
 }

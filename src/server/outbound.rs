@@ -1,5 +1,6 @@
-//! Requests from the console to an app's own server ("Try a tool"): only to
-//! the app's configured URL, with a timeout, a size cap, no redirects to
+//! Requests from the console to servers outside it — an app's own server
+//! ("Try a tool", MCP's tools/call) and model providers (evals): only to
+//! the configured URL, with a timeout, a size cap, no redirects to
 //! other hosts, and — unless the console is configured to allow it — never
 //! to loopback, private, link-local or metadata addresses (checked on the
 //! resolved addresses, and the connection pinned to the one checked).
@@ -191,6 +192,9 @@ pub enum Outcome {
         status: u16,
         body: Vec<u8>,
         latency: Duration,
+        /// How long the server asked to be left alone (`Retry-After`, or
+        /// the `retry-after-ms` some model providers send), if it said.
+        retry_after: Option<Duration>,
     },
     /// Refused before sending: the URL or its address is not allowed.
     Blocked(String),
@@ -227,6 +231,28 @@ pub async fn post_json(url: &str, body: &serde_json::Value, allow_private: bool)
 pub async fn post_json_within(
     url: &str,
     body: &serde_json::Value,
+    allow_private: bool,
+    limits: Limits,
+) -> Outcome {
+    post(url, body, None, allow_private, limits).await
+}
+
+/// POSTs `body` as JSON to `url` with `Authorization: Bearer <token>`,
+/// within `limits`.
+pub async fn post_json_bearer(
+    url: &str,
+    body: &serde_json::Value,
+    token: &str,
+    allow_private: bool,
+    limits: Limits,
+) -> Outcome {
+    post(url, body, Some(token), allow_private, limits).await
+}
+
+async fn post(
+    url: &str,
+    body: &serde_json::Value,
+    token: Option<&str>,
     allow_private: bool,
     limits: Limits,
 ) -> Outcome {
@@ -289,7 +315,11 @@ pub async fn post_json_within(
     };
 
     let started = Instant::now();
-    let response = match client.post(parsed).json(body).send().await {
+    let mut request = client.post(parsed).json(body);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = match request.send().await {
         Ok(response) => response,
         Err(error) if error.is_timeout() => {
             return Outcome::TimedOut {
@@ -299,6 +329,7 @@ pub async fn post_json_within(
         Err(error) => return Outcome::Unreachable(describe(&error)),
     };
     let status = response.status().as_u16();
+    let retry_after = retry_after(response.headers());
     let mut response = response;
     let mut body = Vec::new();
     loop {
@@ -325,13 +356,24 @@ pub async fn post_json_within(
         status,
         body,
         latency: started.elapsed(),
+        retry_after,
     }
+}
+
+/// `retry-after-ms`, else `Retry-After` in whole seconds (its date form is
+/// not worth reading: a wait is retried anyway).
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let number = |name: &str| headers.get(name)?.to_str().ok()?.trim().parse::<f64>().ok();
+    let wait = number("retry-after-ms")
+        .map(|ms| ms / 1000.0)
+        .or_else(|| number("retry-after"))?;
+    (wait.is_finite() && wait >= 0.0).then(|| Duration::from_secs_f64(wait.min(3600.0)))
 }
 
 fn describe(error: &reqwest::Error) -> String {
     use std::error::Error as _;
     let mut text = if error.is_connect() {
-        "Could not connect to the app's server".to_owned()
+        "Could not connect to the server".to_owned()
     } else {
         "The request failed".to_owned()
     };

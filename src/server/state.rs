@@ -46,6 +46,8 @@ pub struct Shared {
     /// What seals model providers' API keys; none with PostgreSQL until
     /// `TOOLWRIGHT_SECRET_KEY` is set (see [`super::secrets`]).
     pub secret: Option<Arc<super::secrets::SecretKey>>,
+    /// Woken when a run is queued, so that this process starts it at once.
+    pub eval_queued: Arc<tokio::sync::Notify>,
 }
 
 impl AppState {

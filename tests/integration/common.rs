@@ -536,6 +536,12 @@ impl ServerProcess {
         process
     }
 
+    /// Kills the process at once (SIGKILL): nothing of it finishes.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     /// Everything the process has logged so far.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self._site.path().join("server.log")).unwrap_or_default()

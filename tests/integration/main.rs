@@ -10,6 +10,7 @@ mod apps;
 mod apps_repo;
 mod auth;
 mod developers;
+mod eval_runs;
 mod evals;
 mod export_api;
 mod import_api;

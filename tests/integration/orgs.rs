@@ -390,7 +390,7 @@ async fn acme_with(server: &TestServer, email: &str, role: &str) -> (Browser, Br
 }
 
 /// The form that creates com.acme.todo, whose server is `public_url`.
-fn todo_form(public_url: &str) -> [(&'static str, &str); 5] {
+pub(crate) fn todo_form(public_url: &str) -> [(&'static str, &str); 5] {
     [
         ("package_name", APP),
         ("name", "Todo"),

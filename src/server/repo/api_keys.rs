@@ -129,18 +129,13 @@ const LAST_USED_RESOLUTION_MS: i64 = 60_000;
 pub struct KeyHolder {
     pub key_id: i64,
     pub app_id: i64,
+    /// The developer the key speaks for.
+    pub developer_id: i64,
     /// The email of the developer who made the key (the app's owner for a
     /// key made before keys recorded it).
     pub email: String,
     /// Limited to exports (no MCP).
     pub export_only: bool,
-}
-
-/// The app a live key belongs to (and records its use), or `None` for an
-/// unknown or revoked key, or one whose maker is no longer a member (see
-/// [`holder`]).
-pub async fn authenticate(db: &Db, key: &str, now_ms: i64) -> Result<Option<i64>, sqlx::Error> {
-    Ok(holder(db, key, now_ms).await?.map(|holder| holder.app_id))
 }
 
 /// The key's holder (and records the key's use), or `None` for an unknown
@@ -151,8 +146,8 @@ pub async fn authenticate(db: &Db, key: &str, now_ms: i64) -> Result<Option<i64>
 /// their reach with its app).
 pub async fn holder(db: &Db, key: &str, now_ms: i64) -> Result<Option<KeyHolder>, sqlx::Error> {
     let key_hash = hash(key);
-    let found: Option<(i64, i64, Option<i64>, String, bool)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT k.id, k.app_id, k.last_used_at, d.email, k.export_only FROM api_keys k \
+    let found: Option<(i64, i64, Option<i64>, i64, String, bool)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT k.id, k.app_id, k.last_used_at, d.id, d.email, k.export_only FROM api_keys k \
          JOIN apps a ON a.id = k.app_id \
          JOIN developers d ON d.id = COALESCE(k.created_by, a.owner_id) \
          JOIN org_members m ON m.org_id = a.org_id AND m.developer_id = d.id \
@@ -161,7 +156,7 @@ pub async fn holder(db: &Db, key: &str, now_ms: i64) -> Result<Option<KeyHolder>
     .bind(&key_hash)
     .fetch_optional(pool)
     .await)?;
-    let Some((key_id, app_id, last_used_at, email, export_only)) = found else {
+    let Some((key_id, app_id, last_used_at, developer_id, email, export_only)) = found else {
         return Ok(None);
     };
     if last_used_at.is_none_or(|at| now_ms - at >= LAST_USED_RESOLUTION_MS) {
@@ -175,6 +170,7 @@ pub async fn holder(db: &Db, key: &str, now_ms: i64) -> Result<Option<KeyHolder>
     Ok(Some(KeyHolder {
         key_id,
         app_id,
+        developer_id,
         email,
         export_only,
     }))

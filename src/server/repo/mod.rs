@@ -15,6 +15,7 @@ mod sql;
 pub mod api_keys;
 pub mod apps;
 pub mod developers;
+pub mod eval_runs;
 pub mod evals;
 pub mod login_failures;
 pub mod mcp_calls;

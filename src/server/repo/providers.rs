@@ -81,3 +81,26 @@ pub async fn delete(db: &Db, org: i64, id: i64, by: i64) -> Result<Option<String
         Ok(name)
     })
 }
+
+/// What calling provider `id` takes: its endpoint, model and sealed key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Access {
+    pub base_url: String,
+    pub model: String,
+    pub key_sealed: String,
+}
+
+/// Provider `id`'s endpoint, model and sealed key, if it still exists.
+pub async fn access(db: &Db, id: i64) -> Result<Option<Access>, sqlx::Error> {
+    let row: Option<(String, String, String)> = on_db!(db, pool => sqlx::query_as(
+        "SELECT base_url, model, key_sealed FROM model_providers WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await)?;
+    Ok(row.map(|(base_url, model, key_sealed)| Access {
+        base_url,
+        model,
+        key_sealed,
+    }))
+}

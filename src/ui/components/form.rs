@@ -69,6 +69,10 @@ pub fn TextField(
     #[prop(optional)] readonly: bool,
     #[prop(optional)] inputmode: Option<&'static str>,
     #[prop(optional)] placeholder: Option<&'static str>,
+    /// Bounds of a number field.
+    #[prop(optional)]
+    min: Option<&'static str>,
+    #[prop(optional)] max: Option<&'static str>,
     #[prop(into, default = Signal::stored(None))] error: Signal<Option<String>>,
 ) -> impl IntoView {
     let error_id = format!("{id}-error");
@@ -89,6 +93,8 @@ pub fn TextField(
                 autocomplete=autocomplete
                 inputmode=inputmode
                 placeholder=placeholder
+                min=min
+                max=max
                 required=required
                 readonly=readonly
                 aria-describedby=described_by

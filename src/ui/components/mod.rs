@@ -2,6 +2,7 @@ pub mod api_keys;
 pub mod app_forms;
 pub mod auth_forms;
 pub mod checks_panel;
+pub mod eval_results;
 pub mod export_panel;
 pub mod form;
 pub mod import_panel;

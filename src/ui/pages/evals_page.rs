@@ -4,14 +4,15 @@
 
 use crate::{
     api::{
-        evals::{get_evals_page, AddCase, AddCasesFromPhrases, DeleteCase},
+        evals::{get_evals_page, AddCase, AddCasesFromPhrases, CancelRun, DeleteCase, RunEvals},
         AppError,
     },
     domain::{
-        eval::{EvalCase, EvalsPage as EvalsPageData},
+        eval::{EvalCase, EvalsPage as EvalsPageData, RunSummary},
         url::encode_component,
     },
     ui::components::{
+        eval_results::ResultsSection,
         form::{
             field_message, initial_value, url_error, ConfirmCard, FormAlert, Notice, TextArea,
             TextField,
@@ -40,28 +41,37 @@ pub fn EvalsPage() -> impl IntoView {
             "1" => "Added 1 case from the activation phrases.".to_owned(),
             n => format!("Added {n} cases from the activation phrases."),
         })
+    } else if query.get("case_deleted").is_some() {
+        Some("Deleted the case.".to_owned())
+    } else if query.get("cancelled").is_some() {
+        Some("Cancelled the run. The calls it made are kept.".to_owned())
     } else {
         query
-            .get("case_deleted")
-            .map(|_| "Deleted the case.".to_owned())
+            .get("already_over")
+            .map(|_| "The run had already finished.".to_owned())
     };
+    let run = query.get("run").and_then(|id| id.parse::<i64>().ok());
     let deleting = query
         .get("delete_case")
         .and_then(|id| id.parse::<i64>().ok());
     let editing = query.get("edit_case").and_then(|id| id.parse::<i64>().ok());
     let add_error = url_error::<AddCase>();
-    let error = url_error::<DeleteCase>().or_else(url_error::<AddCasesFromPhrases>);
+    let run_error = url_error::<RunEvals>();
+    let error = url_error::<DeleteCase>()
+        .or_else(url_error::<AddCasesFromPhrases>)
+        .or_else(url_error::<CancelRun>);
     view! {
         <Suspense fallback=|| view! { <p>"Loading…"</p> }>
             {
                 let package_name = package_name.clone();
                 let notice = notice.clone();
                 let add_error = add_error.clone();
+                let run_error = run_error.clone();
                 let error = error.clone();
                 Suspend::new(async move {
-                    match get_evals_page(package_name).await {
+                    match get_evals_page(package_name, run).await {
                         Err(error) => view! { <AppErrorView error/> }.into_any(),
-                        Ok(page) => view! { <EvalsView page notice deleting editing error add_error/> }.into_any(),
+                        Ok(page) => view! { <EvalsView page notice deleting editing error add_error run_error/> }.into_any(),
                     }
                 })
             }
@@ -77,8 +87,13 @@ fn EvalsView(
     editing: Option<i64>,
     error: Option<AppError>,
     add_error: Option<AppError>,
+    run_error: Option<AppError>,
 ) -> impl IntoView {
     let package = page.package_name.clone();
+    let results = view! {
+        <ResultsSection package=package.clone() runs=page.runs.clone() shown=page.shown.clone()/>
+    };
+    let run = view! { <RunSection page=page.clone() run_error/> };
     let back = format!("/console/apps/{}", encode_component(&package));
     let confirm = deleting
         .and_then(|id| {
@@ -99,6 +114,8 @@ fn EvalsView(
             <FormAlert message=Signal::stored(error.map(|e| e.to_string()))/>
             {confirm}
             <CasesSection page editing add_error/>
+            {run}
+            {results}
         </div>
     }
 }
@@ -274,5 +291,127 @@ fn CasesSection(
                 </div>
             </form>
         </section>
+    }
+}
+
+/// Region "Run": the form that starts a run and, while the shown run goes
+/// on, its progress and "Cancel".
+#[component]
+fn RunSection(page: EvalsPageData, run_error: Option<AppError>) -> impl IntoView {
+    let package = page.package_name.clone();
+    let following = page
+        .shown
+        .as_ref()
+        .map(|(run, _)| run.clone())
+        .filter(|run| run.status.is_open())
+        .map(|run| view! { <RunProgress package=package.clone() run read_at=page.read_at/> });
+    let form = if page.providers.is_empty() {
+        view! {
+            <p class="meta">
+                "No model providers yet: an admin of the organization adds them on its page, under “Model providers”."
+            </p>
+        }
+        .into_any()
+    } else {
+        // The provider of the run shown, so that "Run evals" again compares
+        // like with like.
+        let last = page
+            .shown
+            .as_ref()
+            .map_or("", |(run, _)| run.provider.as_str());
+        let chosen = initial_value(&run_error, "provider", last);
+        let options = page
+            .providers
+            .iter()
+            .map(|provider| {
+                let selected = provider.name == chosen;
+                view! {
+                    <option value=provider.name.clone() selected=selected>
+                        {format!("{} · {}", provider.name, provider.model)}
+                    </option>
+                }
+            })
+            .collect_view();
+        let provider_error =
+            field_message(Signal::stored(run_error.clone()), "provider").get_untracked();
+        let message = run_error.as_ref().map(ToString::to_string);
+        view! {
+            <form method="post" action=RunEvals::PATH novalidate id="run-form" aria-label="Run evals" class="stack">
+                <FormAlert message=Signal::stored(message)/>
+                <input type="hidden" name="package_name" value=package.clone()/>
+                <div class="field">
+                    <label for="run-provider">"Provider"</label>
+                    <select id="run-provider" name="provider" aria-describedby="run-provider-error">
+                        {options}
+                    </select>
+                    <p class="field-error" id="run-provider-error">{provider_error}</p>
+                </div>
+                <TextField
+                    label="Trials"
+                    name="trials"
+                    id="run-trials"
+                    kind="number"
+                    value=initial_value(&run_error, "trials", "3")
+                    hint="How many times each case is sent, 1 to 10: a model does not always choose the same"
+                    min="1"
+                    max="10"
+                    error=field_message(Signal::stored(run_error.clone()), "trials")
+                />
+                <div class="form-actions">
+                    <button type="submit" class="primary">"Run evals"</button>
+                </div>
+            </form>
+        }
+        .into_any()
+    };
+    view! {
+        <section class="card stack" id="run" aria-labelledby="run-title">
+            <h2 id="run-title">"Run"</h2>
+            <p class="meta">
+                {format!(
+                    "Sends every case ({}) to a model with this app's tools, as the OpenAI export gives them, and records which tool it chooses.",
+                    page.cases.len()
+                )}
+            </p>
+            {following}
+            {form}
+        </section>
+    }
+}
+
+/// A run under way: a progress bar the console script keeps up to date
+/// (reloading the page when the run ends), "Cancel", and without
+/// JavaScript a link to look again.
+#[component]
+fn RunProgress(package: String, run: RunSummary, read_at: i64) -> impl IntoView {
+    // The time makes the link another address than the page's own, so that
+    // following it loads the page again rather than scrolling to #run.
+    let here = format!(
+        "/console/apps/{}/evals?run={}&at={}#run",
+        encode_component(&package),
+        run.id,
+        read_at
+    );
+    let followed = package.clone();
+    view! {
+        <div class="run-progress stack" data-run-progress=run.id.to_string() data-package=followed>
+            <p>
+                {format!("Run {} · {} · ", run.id, run.status.label())}
+                <span data-progress-text>{format!("{} of {} calls", run.calls_done, run.calls_total)}</span>
+            </p>
+            <progress
+                aria-label="Run progress"
+                max=run.calls_total.max(1).to_string()
+                value=run.calls_done.to_string()
+            ></progress>
+            <div class="form-actions">
+                <form method="post" action=CancelRun::PATH class="inline-form">
+                    <input type="hidden" name="package_name" value=package/>
+                    <input type="hidden" name="id" value=run.id.to_string()/>
+                    <button type="submit">"Cancel"</button>
+                </form>
+                <a class="no-js" href=here>"Refresh"</a>
+            </div>
+        </div>
     }
 }
