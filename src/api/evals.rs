@@ -41,12 +41,17 @@ pub async fn get_evals_page(
     let runs = repo::eval_runs::list(&state.db, app.id, RUNS_LISTED)
         .await
         .map_err(context::internal)?;
-    let shown = match run.or_else(|| runs.first().map(|run| run.id)) {
-        None => None,
-        Some(id) => evals::report(&state, app.id, id)
+    // The run asked for, or the latest (also when the one asked for is
+    // not this app's).
+    let mut shown = None;
+    for id in run.into_iter().chain(runs.first().map(|run| run.id)) {
+        shown = evals::report(&state, app.id, id)
             .await
-            .map_err(context::internal)?,
-    };
+            .map_err(context::internal)?;
+        if shown.is_some() {
+            break;
+        }
+    }
     Ok(EvalsPage {
         providers,
         runs,

@@ -137,8 +137,10 @@ impl Config {
             "TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE",
             DEFAULT_MCP_REQUESTS_PER_MINUTE,
         )?;
+        // At most a day: a lease longer than that only keeps a dead
+        // process's runs waiting.
         let eval_lease_seconds =
-            count("TOOLWRIGHT_EVAL_LEASE_SECONDS", DEFAULT_EVAL_LEASE_SECONDS)? as u64;
+            count("TOOLWRIGHT_EVAL_LEASE_SECONDS", DEFAULT_EVAL_LEASE_SECONDS)?.min(86_400) as u64;
 
         Ok(Config {
             database_url,

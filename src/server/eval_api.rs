@@ -100,12 +100,16 @@ pub async fn start(
 /// (0 to 1, of the calls made), revision and results case by case.
 pub async fn get(
     State(state): State<AppState>,
-    Path((package_name, id)): Path<(String, i64)>,
+    Path((package_name, id)): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
     let (app, _) = match holder_of_key(&state, &package_name, &headers).await {
         Ok(found) => found,
         Err(response) => return response,
+    };
+    // Read after the key: an id that is no number is a run that is not there.
+    let Ok(id) = id.parse::<i64>() else {
+        return json_error(StatusCode::NOT_FOUND, json!({ "error": "Not found" }));
     };
     let (run, summary) = match evals::report(&state, app.id, id).await {
         Ok(Some(found)) => found,

@@ -23,10 +23,9 @@ use crate::domain::{
     AppError, FieldErrors,
 };
 use async_openai::types::chat::{
-    ChatCompletionMessageToolCalls, ChatCompletionRequestMessage,
-    ChatCompletionRequestSystemMessage, ChatCompletionRequestUserMessage,
-    ChatCompletionToolChoiceOption, ChatCompletionTools, CreateChatCompletionRequest,
-    CreateChatCompletionResponse, ToolChoiceOptions,
+    ChatCompletionRequestMessage, ChatCompletionRequestSystemMessage,
+    ChatCompletionRequestUserMessage, ChatCompletionToolChoiceOption, ChatCompletionTools,
+    CreateChatCompletionRequest, FunctionCall, ToolChoiceOptions,
 };
 use futures_util::StreamExt;
 use std::{
@@ -109,7 +108,8 @@ pub async fn report(
 /// another developer's.
 pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
-        let owner: Arc<str> = owner_name().into();
+        let process = owner_name();
+        let mut claims: u64 = 0;
         let providers = Arc::new(ProviderSlots::default());
         // Dropped with this task when the server stops, which stops the runs
         // under way (another process, or this one restarted, takes them over).
@@ -120,12 +120,16 @@ pub fn spawn(state: AppState) -> tokio::task::JoinHandle<()> {
                 carrying.join_next().await;
                 continue;
             }
-            let lease = state.config.eval_lease;
+            // Each claim has a name of its own: should this process lose a
+            // lease (its renewals failing) and take the run again, the two
+            // carriers are told apart, and the first one stops.
+            claims += 1;
+            let owner = format!("{process}/{claims}");
             let now = now_ms();
-            match repo::eval_runs::claim(&state.db, &owner, now, now + lease_ms(lease)).await {
+            let until = now.saturating_add(lease_ms(state.config.eval_lease));
+            match repo::eval_runs::claim(&state.db, &owner, now, until).await {
                 Ok(Some(run)) => {
-                    let (state, owner, providers) =
-                        (state.clone(), owner.clone(), providers.clone());
+                    let (state, providers) = (state.clone(), providers.clone());
                     carrying.spawn(async move { carry(&state, &owner, &providers, run).await });
                 }
                 Ok(None) => {
@@ -181,8 +185,34 @@ fn owner_name() -> String {
 enum Ended {
     /// Every call is recorded.
     AllMade,
-    /// Cancelled, or taken over by another process: nothing more to do here.
+    /// The lease could not be kept (the run cancelled or taken over, or its
+    /// provider removed): no further call was started.
+    LeaseNotKept,
+    /// Nothing more to do here: the run is another carrier's now, or the
+    /// database failed (the lease runs out, and the run goes on in whichever
+    /// process takes it next).
     Stopped,
+}
+
+/// Why carrying a run stopped early.
+enum Stop {
+    /// The run fails, with this reason in words.
+    Fails(String),
+    /// See [`Ended::Stopped`].
+    Stopped,
+}
+
+impl From<sqlx::Error> for Stop {
+    fn from(error: sqlx::Error) -> Self {
+        tracing::warn!(%error, "eval run: database error; the run goes on when its lease runs out");
+        Stop::Stopped
+    }
+}
+
+impl From<&str> for Stop {
+    fn from(reason: &str) -> Self {
+        Stop::Fails(reason.to_owned())
+    }
 }
 
 async fn carry(
@@ -191,37 +221,60 @@ async fn carry(
     providers: &ProviderSlots,
     run: repo::eval_runs::Claimed,
 ) {
-    let outcome = carry_calls(state, owner, providers, &run).await;
-    let (status, error) = match outcome {
-        Ok(Ended::Stopped) => return,
+    let (status, error) = match carry_calls(state, owner, providers, &run).await {
         Ok(Ended::AllMade) => (RunStatus::Done, None),
-        Err(reason) => (RunStatus::Failed, Some(reason)),
+        // Unless the run was cancelled or taken over (then this changes
+        // nothing), its provider is gone.
+        Ok(Ended::LeaseNotKept) => (RunStatus::Failed, Some(PROVIDER_GONE.to_owned())),
+        Ok(Ended::Stopped) | Err(Stop::Stopped) => return,
+        Err(Stop::Fails(reason)) => (RunStatus::Failed, Some(reason)),
     };
-    if let Some(reason) = &error {
-        tracing::info!(run = run.id, %reason, "eval run failed");
-    }
-    if let Err(error) =
-        repo::eval_runs::finish(&state.db, run.id, owner, status, error.as_deref(), now_ms()).await
+    match repo::eval_runs::finish(&state.db, run.id, owner, status, error.as_deref(), now_ms())
+        .await
     {
-        // The lease runs out, and another process finishes the run.
-        tracing::warn!(%error, run = run.id, "could not finish an eval run");
+        Ok(true) => {
+            if let Some(reason) = &error {
+                tracing::info!(run = run.id, %reason, "eval run failed");
+            }
+        }
+        Ok(false) => {}
+        // The lease runs out, and another carrier finishes the run.
+        Err(error) => tracing::warn!(%error, run = run.id, "could not finish an eval run"),
     }
 }
 
-/// Makes the run's calls not made yet: `Err` with the reason the run fails.
+const PROVIDER_GONE: &str = "The model provider was removed before the run finished.";
+
+/// Stops the task it holds when dropped: the lease keeper ends with the run
+/// it keeps, however carrying it ends.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// One call's end, as the loop over a run's calls sees it.
+enum Step {
+    Made,
+    /// Not started: the lease could not be kept.
+    Skipped,
+    LeaseLost,
+}
+
+/// Makes the run's calls not made yet.
 async fn carry_calls(
     state: &AppState,
     owner: &str,
     providers: &ProviderSlots,
     run: &repo::eval_runs::Claimed,
-) -> Result<Ended, String> {
+) -> Result<Ended, Stop> {
     let db = &state.db;
-    let gone = "The model provider was removed before the run finished.";
-    let provider_id = run.provider_id.ok_or(gone)?;
-    let access = repo::providers::access(db, provider_id)
-        .await
-        .map_err(database)?
-        .ok_or(gone)?;
+    let provider_id = run.provider_id.ok_or(PROVIDER_GONE)?;
+    let access = repo::providers::access(db, provider_id, run.app_id)
+        .await?
+        .ok_or(PROVIDER_GONE)?;
     let slots = providers.of(provider_id);
     let key = state
         .secret
@@ -231,8 +284,7 @@ async fn carry_calls(
             "The provider's API key cannot be read: the console's secret key changed since it was added. Add the provider again.",
         )?;
     let snapshot = repo::revisions::at(db, run.app_id, run.revision)
-        .await
-        .map_err(database)?
+        .await?
         .ok_or("The app's revision this run tests is gone.")?;
     let provider = Provider {
         url: format!("{}/chat/completions", access.base_url),
@@ -240,21 +292,20 @@ async fn carry_calls(
         key,
         allow_private: state.config.allow_private_targets,
     };
-    let tools = tools_of(&snapshot.config)?;
-    let pending = repo::eval_runs::pending(db, run.id)
-        .await
-        .map_err(database)?;
+    let tools = tools_of(&snapshot.config).map_err(Stop::Fails)?;
+    let system = system_message(&snapshot.config);
+    let pending = repo::eval_runs::pending(db, run.id).await?;
 
-    // The lease is kept while calls are made; once it cannot be (the run
-    // was cancelled or taken over) no further call starts.
+    // The lease is kept while calls are made; once it cannot be, no further
+    // call starts.
     let stopped = Arc::new(AtomicBool::new(false));
-    let keeper = tokio::spawn({
+    let _keeper = AbortOnDrop(tokio::spawn({
         let (db, owner, stopped, id) = (db.clone(), owner.to_owned(), stopped.clone(), run.id);
         let lease = state.config.eval_lease;
         async move {
             loop {
                 tokio::time::sleep(lease / 3).await;
-                let until = now_ms() + lease_ms(lease);
+                let until = now_ms().saturating_add(lease_ms(lease));
                 match repo::eval_runs::renew(&db, id, &owner, until).await {
                     Ok(true) => {}
                     Ok(false) => {
@@ -267,48 +318,48 @@ async fn carry_calls(
                 }
             }
         }
-    });
+    }));
     let made = futures_util::stream::iter(pending)
         .map(|call| {
-            let (provider, tools, stopped, slots) = (&provider, &tools, &stopped, &slots);
-            let system = system_message(&snapshot.config);
+            let (provider, tools, stopped, slots, system) =
+                (&provider, &tools, &stopped, &slots, &system);
             async move {
-                let _slot = slots
-                    .acquire()
-                    .await
-                    .map_err(|_| "The console is stopping.".to_owned())?;
+                let _slot = slots.acquire().await.map_err(|_| Stop::Stopped)?;
                 if stopped.load(Ordering::SeqCst) {
-                    return Ok(false);
+                    return Ok::<Step, Stop>(Step::Skipped);
                 }
-                let made = provider.call(&system, &call.case, tools).await?;
-                repo::eval_runs::record(db, run.id, owner, call.case_no, call.trial, &made)
+                let made = provider
+                    .call(system, &call.case, tools)
                     .await
-                    .map_err(database)
+                    .map_err(Stop::Fails)?;
+                Ok(
+                    match repo::eval_runs::record(
+                        db,
+                        run.id,
+                        owner,
+                        call.case_no,
+                        call.trial,
+                        &made,
+                    )
+                    .await?
+                    {
+                        repo::eval_runs::Recorded::Recorded
+                        | repo::eval_runs::Recorded::Already => Step::Made,
+                        repo::eval_runs::Recorded::LeaseLost => Step::LeaseLost,
+                    },
+                )
             }
         })
         .buffer_unordered(IN_FLIGHT);
     futures_util::pin_mut!(made);
-    let mut ended = Ok(Ended::AllMade);
-    while let Some(result) = made.next().await {
-        match result {
-            Ok(true) => {}
-            Ok(false) => {
-                ended = Ok(Ended::Stopped);
-                break;
-            }
-            Err(reason) => {
-                ended = Err(reason);
-                break;
-            }
+    while let Some(step) = made.next().await {
+        match step? {
+            Step::Made => {}
+            Step::Skipped => return Ok(Ended::LeaseNotKept),
+            Step::LeaseLost => return Ok(Ended::Stopped),
         }
     }
-    keeper.abort();
-    ended
-}
-
-fn database(error: sqlx::Error) -> String {
-    tracing::error!(%error, "eval run: database error");
-    "The console's database failed while the run went on.".to_owned()
+    Ok(Ended::AllMade)
 }
 
 /// The app's tools as the `openai` export gives them.
@@ -428,10 +479,11 @@ impl Provider {
         body: &[u8],
         latency: Duration,
     ) -> Result<repo::eval_runs::Made, String> {
-        let answer: CreateChatCompletionResponse =
-            serde_json::from_slice(body).map_err(|error| {
-                format!("The provider's answer is not a Chat Completions response: {error}")
-            })?;
+        let answer: Answer = serde_json::from_slice(body).map_err(|error| {
+            self.redact(&format!(
+                "The provider's answer is not a Chat Completions response: {error}"
+            ))
+        })?;
         let (trial, finish_reason) = trial_of(&answer);
         let usage = answer.usage.unwrap_or_default();
         Ok(repo::eval_runs::Made {
@@ -439,20 +491,20 @@ impl Provider {
             trial,
             finish_reason,
             latency_ms: i64::try_from(latency.as_millis()).unwrap_or(i64::MAX),
-            prompt_tokens: i64::from(usage.prompt_tokens),
-            completion_tokens: i64::from(usage.completion_tokens),
+            prompt_tokens: i64::try_from(usage.prompt_tokens).unwrap_or(i64::MAX),
+            completion_tokens: i64::try_from(usage.completion_tokens).unwrap_or(i64::MAX),
         })
     }
 
     /// The `error.message` of a provider's refusal (or the start of its
-    /// body), short, and never with the key in it.
+    /// body), short, and never with the key in it (taken out before the
+    /// message is cut, so that no part of it is left).
     fn message_of(&self, body: &[u8]) -> String {
         let text = serde_json::from_slice::<serde_json::Value>(body)
             .ok()
             .and_then(|json| json["error"]["message"].as_str().map(str::to_owned))
             .unwrap_or_else(|| String::from_utf8_lossy(body).into_owned());
-        let short: String = text.trim().chars().take(300).collect();
-        self.redact(&short)
+        self.redact(text.trim()).chars().take(300).collect()
     }
 
     fn redact(&self, text: &str) -> String {
@@ -464,30 +516,66 @@ impl Provider {
     }
 }
 
+/// What a run reads of a Chat Completions answer. Read leniently rather
+/// than as async-openai's `CreateChatCompletionResponse`: providers send
+/// values outside the specification's lists (a `service_tier` or a
+/// `finish_reason` of their own) that say nothing about the tool chosen,
+/// and a run should not fail on them.
+#[derive(Debug, Default, serde::Deserialize)]
+struct Answer {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+struct Choice {
+    #[serde(default)]
+    message: Option<Message>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+struct Message {
+    #[serde(default)]
+    tool_calls: Option<Vec<ToolCall>>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct ToolCall {
+    function: Option<FunctionCall>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+struct Usage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+}
+
 /// The tool calls of an answer's first choice, and why it stopped.
-fn trial_of(answer: &CreateChatCompletionResponse) -> (Trial, String) {
+fn trial_of(answer: &Answer) -> (Trial, String) {
     let Some(choice) = answer.choices.first() else {
         return (Trial::default(), "none".to_owned());
     };
     let calls = choice
         .message
-        .tool_calls
         .iter()
-        .flatten()
-        .filter_map(|call| match call {
-            ChatCompletionMessageToolCalls::Function(call) => Some(Called {
-                name: call.function.name.clone(),
-                // Arguments that are not JSON are kept as the text they are.
-                arguments: serde_json::from_str(&call.function.arguments)
-                    .unwrap_or_else(|_| serde_json::Value::String(call.function.arguments.clone())),
-            }),
-            ChatCompletionMessageToolCalls::Custom(_) => None,
+        .flat_map(|message| message.tool_calls.iter().flatten())
+        .filter_map(|call| call.function.as_ref())
+        .map(|function| Called {
+            name: function.name.clone(),
+            // Arguments that are not JSON are kept as the text they are.
+            arguments: serde_json::from_str(&function.arguments)
+                .unwrap_or_else(|_| serde_json::Value::String(function.arguments.clone())),
         })
         .collect();
     let finish_reason = choice
         .finish_reason
-        .and_then(|reason| serde_json::to_value(reason).ok())
-        .and_then(|value| value.as_str().map(str::to_owned))
+        .clone()
         .unwrap_or_else(|| "none".to_owned());
     (Trial { calls }, finish_reason)
 }
@@ -520,8 +608,8 @@ mod tests {
 
     #[test]
     fn an_answer_becomes_a_trial_with_its_calls_in_order() {
-        let answer: CreateChatCompletionResponse = serde_json::from_value(json!({
-            "id": "x", "object": "chat.completion", "created": 1, "model": "m",
+        let answer: Answer = serde_json::from_value(json!({
+            "id": "x", "object": "chat.completion", "created": 1, "model": "m", "service_tier": "on_demand",
             "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
                 "role": "assistant", "content": null,
                 "tool_calls": [
@@ -536,7 +624,7 @@ mod tests {
         assert_eq!(trial.chosen(), "add_todo");
         assert_eq!(trial.calls[0].arguments, json!({"todo_item": "milk"}));
         assert_eq!(trial.calls[1].arguments, json!("not json"));
-        let words: CreateChatCompletionResponse = serde_json::from_value(json!({
+        let words: Answer = serde_json::from_value(json!({
             "id": "y", "object": "chat.completion", "created": 1, "model": "m",
             "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "Hi"}}]
         }))
@@ -559,5 +647,22 @@ mod tests {
             "Incorrect API key provided: (the API key)."
         );
         assert_eq!(provider.message_of(b"Bad gateway"), "Bad gateway");
+        // A key across the cut: none of it is left.
+        let long = format!("{}sk-secret-1234", "x".repeat(295));
+        let told = provider.message_of(long.as_bytes());
+        assert!(
+            !told.contains("sk-sec") && told.starts_with("xxx"),
+            "{told}"
+        );
+        // An answer that is not one, quoting the key back.
+        let case = EvalCase::default();
+        let refused = provider
+            .made(&case, b"{\"choices\": \"sk-secret-1234\"}", Duration::ZERO)
+            .unwrap_err();
+        assert!(!refused.contains("sk-secret-1234"), "{refused}");
+        assert!(
+            refused.starts_with("The provider's answer is not"),
+            "{refused}"
+        );
     }
 }

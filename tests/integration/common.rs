@@ -430,6 +430,20 @@ pub async fn json_call(browser: &Browser, path: &str, body: serde_json::Value) -
 /// moment after the step that started it.
 pub async fn poll_until<T, Fut>(
     within: std::time::Duration,
+    read: impl FnMut() -> Fut,
+    done: impl Fn(&T) -> bool,
+) -> T
+where
+    Fut: std::future::Future<Output = T>,
+{
+    poll_every(std::time::Duration::from_millis(2), within, read, done).await
+}
+
+/// [`poll_until`], reading every `pause`: for what takes seconds, so that
+/// the reads leave the machine's cores to the work they wait for.
+pub async fn poll_every<T, Fut>(
+    pause: std::time::Duration,
+    within: std::time::Duration,
     mut read: impl FnMut() -> Fut,
     done: impl Fn(&T) -> bool,
 ) -> T
@@ -442,7 +456,7 @@ where
         if done(&reading) || tokio::time::Instant::now() >= deadline {
             return reading;
         }
-        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        tokio::time::sleep(pause).await;
     }
 }
 

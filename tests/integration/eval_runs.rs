@@ -7,7 +7,7 @@
 //! no page, answer or log.
 
 use crate::{
-    common::{create_key, json_call, poll_until, Browser, ServerProcess, TestDatabase},
+    common::{create_key, json_call, poll_every, Browser, ServerProcess, TestDatabase},
     orgs::{todo_form, APP, PASSWORD},
 };
 use serde_json::{json, Value};
@@ -226,6 +226,34 @@ async fn run(alice: &mut Browser, trials: &str) -> i64 {
         .unwrap_or_else(|| panic!("{location}"))
 }
 
+/// Reads every 50 ms until `done` holds, for `within` at most.
+async fn poll_until<T, Fut>(
+    within: Duration,
+    read: impl FnMut() -> Fut,
+    done: impl Fn(&T) -> bool,
+) -> T
+where
+    Fut: std::future::Future<Output = T>,
+{
+    poll_every(Duration::from_millis(50), within, read, done).await
+}
+
+/// A test's parts: the stand-in, a console process (calls to loopback
+/// allowed if `private`), Alice ready on it with `model` and `key`, and
+/// the database.
+async fn ready(
+    test_db: &TestDatabase,
+    private: bool,
+    model: &str,
+    key: &str,
+) -> (Standin, ServerProcess, Browser, Db) {
+    let standin = Standin::start();
+    let process = console(test_db, private).await;
+    let alice = alice_ready(&process, &standin, model, key).await;
+    let db = db_of(test_db).await;
+    (standin, process, alice, db)
+}
+
 async fn db_of(test_db: &TestDatabase) -> Db {
     Db::connect(&Config::for_database(&test_db.url).unwrap())
         .await
@@ -270,11 +298,8 @@ async fn recorded(db: &Db, id: i64) -> i64 {
 async fn two_processes_carry_runs_each_call_made_once_and_scored() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
-        let standin = Standin::start();
-        let first = console(&test_db, true).await;
-        let mut alice = alice_ready(&first, &standin, "standin", KEY).await;
+        let (standin, first, mut alice, db) = ready(&test_db, true, "standin", KEY).await;
         let second = console(&test_db, true).await;
-        let db = db_of(&test_db).await;
         // Two runs at once: each process may take one, never both the same.
         let (one, two) = (run(&mut alice, "3").await, run(&mut alice, "2").await);
         for (id, trials) in [(one, 3), (two, 2)] {
@@ -322,10 +347,8 @@ async fn two_processes_carry_runs_each_call_made_once_and_scored() {
 async fn a_run_whose_process_is_killed_goes_on_in_another_with_no_call_lost_or_doubled() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
-        let standin = Standin::start();
-        let mut first = console(&test_db, true).await;
-        let mut alice = alice_ready(&first, &standin, "standin-slow-150", KEY).await;
-        let db = db_of(&test_db).await;
+        let (standin, mut first, mut alice, db) =
+            ready(&test_db, true, "standin-slow-150", KEY).await;
         let id = run(&mut alice, "10").await;
         let midway = poll_until(
             Duration::from_secs(20),
@@ -361,10 +384,8 @@ async fn a_run_whose_process_is_killed_goes_on_in_another_with_no_call_lost_or_d
 async fn a_cancelled_run_stops_and_keeps_the_calls_it_made() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
-        let standin = Standin::start();
-        let process = console(&test_db, true).await;
-        let mut alice = alice_ready(&process, &standin, "standin-slow-200", KEY).await;
-        let db = db_of(&test_db).await;
+        let (standin, _process, mut alice, db) =
+            ready(&test_db, true, "standin-slow-200", KEY).await;
         let id = run(&mut alice, "10").await;
         poll_until(
             Duration::from_secs(20),
@@ -439,10 +460,7 @@ async fn a_cancelled_run_stops_and_keeps_the_calls_it_made() {
 async fn a_busy_provider_is_waited_for_and_every_call_made() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
-        let standin = Standin::start();
-        let process = console(&test_db, true).await;
-        let mut alice = alice_ready(&process, &standin, "standin-busy", KEY).await;
-        let db = db_of(&test_db).await;
+        let (standin, _process, mut alice, db) = ready(&test_db, true, "standin-busy", KEY).await;
         let id = run(&mut alice, "3").await;
         let run = finished(&db, id, Duration::from_secs(30)).await;
         assert_eq!(run.status, RunStatus::Done, "{label}: {run:?}");
@@ -461,18 +479,15 @@ async fn a_busy_provider_is_waited_for_and_every_call_made() {
 async fn a_provider_that_refuses_or_fails_fails_the_run_in_words_without_its_key() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
-        let standin = Standin::start();
-        let process = console(&test_db, true).await;
         // A wrong key: the provider's 401, told in words, not tried again.
         let bad_key = "bad-key-for-the-standin-3141";
-        let mut alice = alice_ready(&process, &standin, "standin", bad_key).await;
-        let db = db_of(&test_db).await;
+        let (standin, process, mut alice, db) = ready(&test_db, true, "standin", bad_key).await;
         let id = run(&mut alice, "1").await;
         let run = finished(&db, id, Duration::from_secs(20)).await;
         assert_eq!(run.status, RunStatus::Failed, "{label}");
         assert_eq!(
             run.error.as_deref(),
-            Some("The provider answered 401: Incorrect API key provided."),
+            Some("The provider answered 401: Incorrect API key provided: (the API key)."),
             "{label}"
         );
         // Each of the three cases' calls was made at most once (they were
@@ -494,10 +509,7 @@ async fn a_provider_that_refuses_or_fails_fails_the_run_in_words_without_its_key
 #[tokio::test]
 async fn a_provider_on_a_private_address_is_refused_without_the_setting() {
     let test_db = TestDatabase::sqlite();
-    let standin = Standin::start();
-    let process = console(&test_db, false).await;
-    let mut alice = alice_ready(&process, &standin, "standin", KEY).await;
-    let db = db_of(&test_db).await;
+    let (standin, _process, mut alice, db) = ready(&test_db, false, "standin", KEY).await;
     let id = run(&mut alice, "1").await;
     let run = finished(&db, id, Duration::from_secs(20)).await;
     assert_eq!(run.status, RunStatus::Failed);
@@ -513,9 +525,7 @@ async fn a_provider_on_a_private_address_is_refused_without_the_setting() {
 async fn ci_starts_a_run_and_reads_its_score_with_an_app_key() {
     for test_db in TestDatabase::all().await {
         let label = test_db.label();
-        let standin = Standin::start();
-        let process = console(&test_db, true).await;
-        let alice = alice_ready(&process, &standin, "standin", KEY).await;
+        let (_standin, process, alice, _) = ready(&test_db, true, "standin", KEY).await;
         let key = create_key(&alice, APP, "CI").await;
         let export_only: Value = serde_json::from_str(
             &json_call(
@@ -616,5 +626,53 @@ async fn ci_starts_a_run_and_reads_its_score_with_an_app_key() {
             .await
             .unwrap();
         assert_eq!(missing.status(), 404, "{label}");
+    }
+}
+
+#[tokio::test]
+async fn a_provider_removed_mid_run_fails_the_run_in_words() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (_standin, _process, mut alice, db) =
+            ready(&test_db, true, "standin-slow-300", KEY).await;
+        let id = run(&mut alice, "10").await;
+        poll_until(
+            Duration::from_secs(20),
+            || run_of(&db, id),
+            |run| run.calls_done >= 1,
+        )
+        .await;
+        let provider: i64 =
+            on_db!(&db, pool => sqlx::query_scalar("SELECT id FROM model_providers")
+            .fetch_one(pool)
+            .await)
+            .unwrap();
+        let removed = alice
+            .form_post(
+                "/api/orgs/providers/remove",
+                &[
+                    ("slug", "acme"),
+                    ("id", &provider.to_string()),
+                    ("confirmed", "yes"),
+                ],
+            )
+            .await;
+        assert!(
+            removed
+                .location
+                .as_deref()
+                .unwrap_or("")
+                .contains("provider_removed"),
+            "{label}: {removed:?}"
+        );
+        // The lease is renewed every 2/3 s: the run ends within a few.
+        let run = finished(&db, id, Duration::from_secs(10)).await;
+        assert_eq!(run.status, RunStatus::Failed, "{label}");
+        assert_eq!(
+            run.error.as_deref(),
+            Some("The model provider was removed before the run finished."),
+            "{label}"
+        );
+        assert!(run.calls_done < 30, "{label}");
     }
 }

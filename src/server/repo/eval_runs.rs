@@ -171,10 +171,12 @@ pub async fn claim(
 }
 
 /// Keeps `owner`'s lease on run `id` until `until`: whether it still holds
-/// it (false once the run was cancelled, or taken over).
+/// it (false once the run was cancelled or taken over, or its provider
+/// removed).
 pub async fn renew(db: &Db, id: i64, owner: &str, until: i64) -> Result<bool, sqlx::Error> {
     let done = on_writer!(db, conn => sqlx::query(
-        "UPDATE eval_runs SET lease_until = $1 WHERE id = $2 AND lease_owner = $3 AND status = 'running'",
+        "UPDATE eval_runs SET lease_until = $1 \
+         WHERE id = $2 AND lease_owner = $3 AND status = 'running' AND provider_id IS NOT NULL",
     )
     .bind(until)
     .bind(id)
@@ -238,8 +240,22 @@ pub struct Made {
     pub completion_tokens: i64,
 }
 
-/// Records call (`case_no`, `trial`) of run `id` as `made`, if it is not
-/// recorded yet and `owner` still carries the run: whether it was.
+/// What recording a call came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    Recorded,
+    /// The call was recorded already (by this lease's holder, before a
+    /// restart of its pending list): nothing changed, the run goes on.
+    Already,
+    /// The run is no longer carried under this lease (cancelled, or taken
+    /// over): nothing was written.
+    LeaseLost,
+}
+
+/// Records call (`case_no`, `trial`) of run `id` as `made`, if `owner`
+/// still carries the run. The run's row is read (and on PostgreSQL locked)
+/// first, so a cancel or a takeover either comes before the record and
+/// stops it, or after it.
 pub async fn record(
     db: &Db,
     id: i64,
@@ -247,15 +263,27 @@ pub async fn record(
     case_no: i32,
     trial: i32,
     made: &Made,
-) -> Result<bool, sqlx::Error> {
+) -> Result<Recorded, sqlx::Error> {
     let calls =
         serde_json::to_string(&made.trial.calls).map_err(|e| sqlx::Error::Encode(Box::new(e)))?;
     in_transaction!(db, tx => {
+        let postgres = crate::server::repo::sql::is_postgres(&tx);
+        let ours: Option<i64> = sqlx::query_scalar(if postgres {
+            "SELECT id FROM eval_runs WHERE id = $1 AND lease_owner = $2 AND status = 'running' FOR UPDATE"
+        } else {
+            "SELECT id FROM eval_runs WHERE id = $1 AND lease_owner = $2 AND status = 'running'"
+        })
+        .bind(id)
+        .bind(owner)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if ours.is_none() {
+            return Ok(Recorded::LeaseLost);
+        }
         let written = sqlx::query(
             "UPDATE eval_calls SET calls_json = $1, finish_reason = $2, latency_ms = $3, \
              prompt_tokens = $4, completion_tokens = $5 \
-             WHERE run_id = $6 AND case_no = $7 AND trial = $8 AND calls_json IS NULL \
-             AND EXISTS (SELECT 1 FROM eval_runs WHERE id = $6 AND lease_owner = $9 AND status = 'running')",
+             WHERE run_id = $6 AND case_no = $7 AND trial = $8 AND calls_json IS NULL",
         )
         .bind(&calls)
         .bind(&made.finish_reason)
@@ -265,11 +293,10 @@ pub async fn record(
         .bind(id)
         .bind(case_no)
         .bind(trial)
-        .bind(owner)
         .execute(&mut *tx)
         .await?;
         if written.rows_affected() == 0 {
-            return Ok(false);
+            return Ok(Recorded::Already);
         }
         sqlx::query(
             "UPDATE eval_runs SET calls_done = calls_done + 1, calls_passed = calls_passed + $1, \
@@ -282,7 +309,7 @@ pub async fn record(
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(Recorded::Recorded)
     })
 }
 
@@ -335,7 +362,8 @@ pub async fn cancel(
         if !RunStatus::parse(&status).is_some_and(RunStatus::is_open) {
             return Ok(Some(false));
         }
-        sqlx::query(
+        // A run that ended since it was read (on PostgreSQL) is left as it is.
+        let done = sqlx::query(
             "UPDATE eval_runs SET status = 'cancelled', finished_at = $1, lease_owner = NULL, lease_until = NULL \
              WHERE id = $2 AND status IN ('queued', 'running')",
         )
@@ -344,7 +372,7 @@ pub async fn cancel(
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        Ok(Some(true))
+        Ok(Some(done.rows_affected() > 0))
     })
 }
 

@@ -90,12 +90,16 @@ pub struct Access {
     pub key_sealed: String,
 }
 
-/// Provider `id`'s endpoint, model and sealed key, if it still exists.
-pub async fn access(db: &Db, id: i64) -> Result<Option<Access>, sqlx::Error> {
+/// Provider `id`'s endpoint, model and sealed key, if it still exists and
+/// belongs to the organization app `app_id` is in (an app moved elsewhere
+/// no longer spends its old organization's provider).
+pub async fn access(db: &Db, id: i64, app_id: i64) -> Result<Option<Access>, sqlx::Error> {
     let row: Option<(String, String, String)> = on_db!(db, pool => sqlx::query_as(
-        "SELECT base_url, model, key_sealed FROM model_providers WHERE id = $1",
+        "SELECT p.base_url, p.model, p.key_sealed FROM model_providers p \
+         JOIN apps a ON a.org_id = p.org_id WHERE p.id = $1 AND a.id = $2",
     )
     .bind(id)
+    .bind(app_id)
     .fetch_optional(pool)
     .await)?;
     Ok(row.map(|(base_url, model, key_sealed)| Access {
