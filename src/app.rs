@@ -70,8 +70,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 /// `data-submit-on-change` (the organization switcher, a member's role)
 /// applies at once, a form marked `data-confirm` asks first (and says so to
 /// the server in its `confirmed` field), a button marked `data-copy` copies
-/// the field it names, and an eval run under way (`data-run-progress`)
-/// keeps its progress bar up to date and shows its results when it ends.
+/// the field it names, a page opened at a part of it (`#run`, after a
+/// plain form's post) puts the focus there (on a form's first field), and
+/// an eval run under way (`data-run-progress`) keeps its progress bar up to
+/// date and shows its results when it ends.
 /// Without them every form still works, with its button, a confirmation
 /// page and a "Refresh" link.
 const CONSOLE_SCRIPT: &str = r#"document.documentElement.classList.add('js');
@@ -93,10 +95,19 @@ document.addEventListener('click', function (e) {
   if (!field || !navigator.clipboard) return;
   navigator.clipboard.writeText(field.value).then(function () { b.textContent = 'Copied'; });
 });
+// Once the browser has scrolled to the fragment (which would take the
+// focus back to the page).
+window.addEventListener('load', function () {
+  var target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+  if (!target || target.id === 'main') return;
+  var field = target.matches('form') && target.querySelector('input:not([type=hidden]), select, textarea');
+  if (field) { field.focus(); } else { if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1'); target.focus(); }
+});
 document.addEventListener('DOMContentLoaded', function () {
   var run = document.querySelector('[data-run-progress]');
   if (!run) return;
   var bar = run.querySelector('progress'), text = run.querySelector('[data-progress-text]');
+  var status = run.querySelector('[data-progress-status]');
   var body = new URLSearchParams({ package_name: run.getAttribute('data-package'), id: run.getAttribute('data-run-progress') });
   function follow() {
     fetch('/api/evals/runs/progress', { method: 'POST', body: body, headers: { Accept: 'application/json' } })
@@ -105,8 +116,12 @@ document.addEventListener('DOMContentLoaded', function () {
         if (!p.open) { location.hash = 'results'; location.reload(); return; }
         bar.max = Math.max(p.total, 1); bar.value = p.done;
         text.textContent = p.done + ' of ' + p.total + ' calls';
+        status.textContent = p.status.charAt(0).toUpperCase() + p.status.slice(1);
         setTimeout(follow, 1000);
-      }, function () { setTimeout(follow, 5000); });
+      }, function (r) {
+        // Logged out, or the app is gone: nothing more to follow.
+        if (!(r && r.status >= 400 && r.status < 500)) setTimeout(follow, 5000);
+      });
   }
   setTimeout(follow, 1000);
 });"#;

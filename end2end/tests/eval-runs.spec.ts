@@ -117,7 +117,7 @@ test("a provider that refuses the key fails the run in words", async ({ page }) 
   await ready(page, "standin", "bad-key-for-the-standin");
   await startRun(page, "1");
   const results = await untilRunEnds(page);
-  await expect(results.getByText("The run failed: The provider answered 401: Incorrect API key provided.", { exact: true })).toBeVisible();
+  await expect(results.getByText("The run failed: The provider answered 401: Incorrect API key provided: (the API key).", { exact: true })).toBeVisible();
   await expect(results.getByRole("table", { name: "Runs" }).getByRole("row").nth(1)).toContainText("Failed");
   expect(await page.content()).not.toContain("bad-key-for-the-standin");
   await expectNoSeriousA11yViolations(page);
@@ -131,6 +131,8 @@ test("a run under way shows its progress and can be cancelled", async ({ page })
   await expect(bar).toBeVisible();
   await expect(bar).toHaveAttribute("max", "20");
   if (!noJs()) {
+    // What "Run evals" produced has the focus: the region following the run.
+    await expect(page.getByRole("region", { name: "Run", exact: true })).toBeFocused();
     // The console script follows the run without a reload.
     await expect.poll(async () => Number(await bar.getAttribute("value")), { timeout: 8_000 }).toBeGreaterThan(0);
   }

@@ -45,6 +45,7 @@ test("cases come from activation phrases and from the form, and are deleted afte
   await hello.getByRole("link", { name: "Edit the case “hello there”", exact: true }).click();
   const editing = page.getByRole("form", { name: "Edit case", exact: true });
   await expect(editing.getByLabel("Utterance", { exact: true })).toHaveValue("hello there");
+  if (!noJs()) await expect(editing.getByLabel("Utterance", { exact: true })).toBeFocused();
   await editing.getByLabel("Utterance", { exact: true }).fill("hello again");
   await editing.getByLabel("Expected tool", { exact: true }).selectOption("get_todos");
   await editing.getByRole("button", { name: "Save case", exact: true }).click();

@@ -248,9 +248,9 @@ fn RunsList(runs: Vec<RunSummary>, base: String, shown: i64) -> impl IntoView {
         })
         .collect_view();
     view! {
+        <h3 class="table-title" id="runs-title">"Runs"</h3>
         <div class="table-wrap">
-            <table class="stacked">
-                <caption>"Runs"</caption>
+            <table class="stacked" aria-labelledby="runs-title">
                 <thead>
                     <tr>
                         <th scope="col">"Run"</th>
@@ -315,6 +315,7 @@ fn ScoreChart(runs: Vec<RunSummary>) -> impl IntoView {
         })
         .collect_view();
     view! {
+        <h3 class="table-title">"Score by revision"</h3>
         <figure class="score-chart">
             <svg
                 viewBox=format!("0 0 {} {}", CHART_LEFT + CHART_WIDTH + 16.0, CHART_TOP + CHART_HEIGHT + 26.0)

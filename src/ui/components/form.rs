@@ -52,6 +52,41 @@ pub fn form_message(error: Signal<Option<AppError>>) -> Signal<Option<String>> {
     Signal::derive(move || error.with(|e| e.as_ref().map(ToString::to_string)))
 }
 
+/// A labelled select of a plain form, its error below: `options` are
+/// (value, label), and the one whose value is `selected` is chosen.
+#[component]
+pub fn SelectField(
+    label: &'static str,
+    name: &'static str,
+    id: &'static str,
+    options: Vec<(String, String)>,
+    #[prop(into)] selected: String,
+    #[prop(default = None)] error: Option<String>,
+) -> impl IntoView {
+    let error_id = format!("{id}-error");
+    let options = options
+        .into_iter()
+        .map(|(value, label)| {
+            let chosen = value == selected;
+            view! { <option value=value selected=chosen>{label}</option> }
+        })
+        .collect_view();
+    view! {
+        <div class="field">
+            <label for=id>{label}</label>
+            <select
+                id=id
+                name=name
+                aria-describedby=error_id.clone()
+                aria-invalid=if error.is_some() { "true" } else { "false" }
+            >
+                {options}
+            </select>
+            <p class="field-error" id=error_id>{error}</p>
+        </div>
+    }
+}
+
 /// A labelled input with its error below, tied with `aria-describedby`.
 #[component]
 pub fn TextField(

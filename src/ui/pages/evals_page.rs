@@ -14,8 +14,8 @@ use crate::{
     ui::components::{
         eval_results::ResultsSection,
         form::{
-            field_message, initial_value, url_error, ConfirmCard, FormAlert, Notice, TextArea,
-            TextField,
+            field_message, initial_value, url_error, ConfirmCard, FormAlert, Notice, SelectField,
+            TextArea, TextField,
         },
         status_page::AppErrorView,
     },
@@ -224,16 +224,19 @@ fn CasesSection(
                 _ => case.arguments_text().unwrap_or_default(),
             })
     };
-    let chosen = initial_value(&add_error, "expected", &stored("expected"));
     let options = std::iter::once((String::new(), "No tool".to_owned()))
         .chain(page.tools.iter().map(|id| (id.clone(), id.clone())))
-        .map(|(value, label)| {
-            let selected = value == chosen;
-            view! { <option value=value selected=selected>{label}</option> }
-        })
-        .collect_view();
-    let expected_error =
-        field_message(Signal::stored(add_error.clone()), "expected").get_untracked();
+        .collect();
+    let expected = view! {
+        <SelectField
+            label="Expected tool"
+            name="expected"
+            id="case-expected"
+            options
+            selected=initial_value(&add_error, "expected", &stored("expected"))
+            error=field_message(Signal::stored(add_error.clone()), "expected").get_untracked()
+        />
+    };
     let message = add_error.as_ref().map(ToString::to_string);
     view! {
         <section class="card stack" id="cases" aria-labelledby="cases-title">
@@ -263,13 +266,7 @@ fn CasesSection(
                     required=true
                     error=field_message(Signal::stored(add_error.clone()), "utterance")
                 />
-                <div class="field">
-                    <label for="case-expected">"Expected tool"</label>
-                    <select id="case-expected" name="expected" aria-describedby="case-expected-error">
-                        {options}
-                    </select>
-                    <p class="field-error" id="case-expected-error">{expected_error}</p>
-                </div>
+                {expected}
                 <TextArea
                     label="Expected arguments"
                     name="arguments"
@@ -319,33 +316,30 @@ fn RunSection(page: EvalsPageData, run_error: Option<AppError>) -> impl IntoView
             .shown
             .as_ref()
             .map_or("", |(run, _)| run.provider.as_str());
-        let chosen = initial_value(&run_error, "provider", last);
         let options = page
             .providers
             .iter()
             .map(|provider| {
-                let selected = provider.name == chosen;
-                view! {
-                    <option value=provider.name.clone() selected=selected>
-                        {format!("{} · {}", provider.name, provider.model)}
-                    </option>
-                }
+                let label = format!("{} · {}", provider.name, provider.model);
+                (provider.name.clone(), label)
             })
-            .collect_view();
-        let provider_error =
-            field_message(Signal::stored(run_error.clone()), "provider").get_untracked();
+            .collect();
+        let provider = view! {
+            <SelectField
+                label="Provider"
+                name="provider"
+                id="run-provider"
+                options
+                selected=initial_value(&run_error, "provider", last)
+                error=field_message(Signal::stored(run_error.clone()), "provider").get_untracked()
+            />
+        };
         let message = run_error.as_ref().map(ToString::to_string);
         view! {
             <form method="post" action=RunEvals::PATH novalidate id="run-form" aria-label="Run evals" class="stack">
                 <FormAlert message=Signal::stored(message)/>
                 <input type="hidden" name="package_name" value=package.clone()/>
-                <div class="field">
-                    <label for="run-provider">"Provider"</label>
-                    <select id="run-provider" name="provider" aria-describedby="run-provider-error">
-                        {options}
-                    </select>
-                    <p class="field-error" id="run-provider-error">{provider_error}</p>
-                </div>
+                {provider}
                 <TextField
                     label="Trials"
                     name="trials"
@@ -396,7 +390,9 @@ fn RunProgress(package: String, run: RunSummary, read_at: i64) -> impl IntoView 
     view! {
         <div class="run-progress stack" data-run-progress=run.id.to_string() data-package=followed>
             <p>
-                {format!("Run {} · {} · ", run.id, run.status.label())}
+                {format!("Run {} · ", run.id)}
+                <span data-progress-status>{run.status.label()}</span>
+                " · "
                 <span data-progress-text>{format!("{} of {} calls", run.calls_done, run.calls_total)}</span>
             </p>
             <progress

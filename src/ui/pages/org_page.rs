@@ -19,7 +19,8 @@ use crate::{
     },
     ui::components::{
         form::{
-            field_message, initial_value, url_error, ConfirmCard, FormAlert, Notice, TextField,
+            field_message, initial_value, url_error, ConfirmCard, FormAlert, Notice, SelectField,
+            TextField,
         },
         status_page::AppErrorView,
     },
@@ -426,10 +427,10 @@ fn InvitationsSection(
     let email_error = field_message(Signal::stored(initial_error.clone()), "email");
     let role_error = field_message(Signal::stored(initial_error.clone()), "role").get_untracked();
     let message = initial_error.as_ref().map(ToString::to_string);
-    let role_options = Role::ALL
+    let role_options: Vec<(String, String)> = Role::ALL
         .iter()
-        .map(|role| view! { <option value=role.as_str() selected=role.as_str() == chosen>{role.as_str()}</option> })
-        .collect_view();
+        .map(|role| (role.as_str().to_owned(), role.as_str().to_owned()))
+        .collect();
     let link = link.map(|link| {
         view! {
             <div class="field">
@@ -517,13 +518,14 @@ fn InvitationsSection(
                     required=true
                     error=email_error
                 />
-                <div class="field">
-                    <label for="invite-role">"Role"</label>
-                    <select id="invite-role" name="role" aria-describedby="invite-role-error">
-                        {role_options}
-                    </select>
-                    <p class="field-error" id="invite-role-error">{role_error}</p>
-                </div>
+                <SelectField
+                    label="Role"
+                    name="role"
+                    id="invite-role"
+                    options=role_options
+                    selected=chosen
+                    error=role_error
+                />
                 <div class="form-actions">
                     <button type="submit" class="primary">"Invite"</button>
                 </div>
