@@ -62,13 +62,29 @@ pub struct AppPage {
 /// now: the app page asks again after each change.
 #[server(prefix = "/api", endpoint = "apps/checks")]
 pub async fn get_checks(package_name: String) -> Result<CheckSummary, AppError> {
-    use crate::{api::context, domain::checks, server::repo};
+    use crate::api::context;
     let state = context::state()?;
     let (_, app) = context::app_for(&state, &package_name, Action::Read).await?;
-    let config = repo::apps::load_config(&state.db, &app)
+    Ok((*checks_of(&state, &app).await?).clone())
+}
+
+/// The checks of `app` at its revision, run once per revision.
+#[cfg(feature = "ssr")]
+async fn checks_of(
+    state: &crate::server::AppState,
+    app: &crate::server::repo::apps::StoredApp,
+) -> Result<std::sync::Arc<CheckSummary>, AppError> {
+    use crate::{api::context, domain::checks, server::repo};
+    let key = (app.id, app.details.revision, ());
+    if let Some(summary) = state.checks.get(&key) {
+        return Ok(summary);
+    }
+    let config = repo::apps::load_config(&state.db, app)
         .await
         .map_err(context::internal)?;
-    Ok(checks::check(&config).summary())
+    let summary = std::sync::Arc::new(checks::check(&config).summary());
+    state.checks.put(key, summary.clone());
+    Ok(summary)
 }
 
 /// Everything the app's page shows, its Activity older than call
@@ -96,7 +112,7 @@ pub async fn get_app_page(
     } else {
         Vec::new()
     };
-    let checks = crate::domain::checks::check(&config).summary();
+    let checks = (*checks_of(&state, &app).await?).clone();
     let keys = repo::api_keys::list_for_app(&state.db, app.id)
         .await
         .map_err(context::internal)?;
@@ -253,6 +269,7 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
     }
     state.exports.forget(app.id);
     state.mcp_tools.forget(app.id);
+    state.checks.forget(app.id);
     tracing::info!(developer = developer.id, package = %app.details.package_name, "app deleted");
     leptos_axum::redirect(&format!(
         "/console/apps?deleted={}",

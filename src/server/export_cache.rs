@@ -1,5 +1,6 @@
 //! What is made from an app's configuration, kept by app revision: the
-//! rendered exports, and the tool list MCP answers `tools/list` with.
+//! rendered exports, the tool list MCP answers `tools/list` with, and the
+//! checks the app page shows.
 
 use crate::domain::export::{ExportOptions, Format};
 use axum::body::Bytes;
@@ -20,6 +21,10 @@ impl<K, V> Default for ByRevision<K, V> {
 
 /// Rendered exports, by format and options.
 pub type ExportCache = ByRevision<(Format, ExportOptions), Bytes>;
+
+/// The checks of an app (every rule over every tool: the app page runs them
+/// on each render, and an app is read far more often than it changes).
+pub type CheckCache = ByRevision<(), std::sync::Arc<crate::domain::checks::CheckSummary>>;
 
 /// Entries kept before the cache starts over.
 const CACHE_CAPACITY: usize = 64;

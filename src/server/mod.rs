@@ -70,6 +70,7 @@ pub async fn prepare(
         config: Arc::new(config),
         exports: Arc::default(),
         mcp_tools: Arc::default(),
+        checks: Arc::default(),
         mcp_reads,
         secret,
         eval_queued: Arc::default(),

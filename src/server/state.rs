@@ -40,6 +40,8 @@ pub struct Shared {
     pub exports: Arc<super::export_cache::ExportCache>,
     /// The tools MCP lists, by app revision: see [`super::mcp::ListedTools`].
     pub mcp_tools: Arc<super::mcp::ListedTools>,
+    /// The checks of each app, by revision.
+    pub checks: Arc<super::export_cache::CheckCache>,
     /// Each API key's MCP reads (`tools/list`) in this process: see
     /// [`super::mcp::ReadLimit`].
     pub mcp_reads: Arc<super::mcp::ReadLimit>,
