@@ -42,6 +42,8 @@ use tokio::sync::Semaphore;
 /// provider's rate limits are per key, and a few at a time keeps a run
 /// quick without setting them off.
 pub const IN_FLIGHT: usize = 4;
+/// The most tokens one call is counted for.
+const TOKENS_MAX: u64 = i32::MAX as u64;
 /// Runs one server process carries at once.
 pub const RUNS_AT_ONCE: usize = 4;
 /// Tries of one call before the run fails.
@@ -224,7 +226,8 @@ async fn carry(
     let (status, error) = match carry_calls(state, owner, providers, &run).await {
         Ok(Ended::AllMade) => (RunStatus::Done, None),
         // Unless the run was cancelled or taken over (then this changes
-        // nothing), its provider is gone.
+        // nothing), its provider is gone, or no longer the app's
+        // organization's.
         Ok(Ended::LeaseNotKept) => (RunStatus::Failed, Some(PROVIDER_GONE.to_owned())),
         Ok(Ended::Stopped) | Err(Stop::Stopped) => return,
         Err(Stop::Fails(reason)) => (RunStatus::Failed, Some(reason)),
@@ -243,7 +246,7 @@ async fn carry(
     }
 }
 
-const PROVIDER_GONE: &str = "The model provider was removed before the run finished.";
+const PROVIDER_GONE: &str = "The model provider was removed, or the app moved to another organization, before the run finished.";
 
 /// Stops the task it holds when dropped: the lease keeper ends with the run
 /// it keeps, however carrying it ends.
@@ -491,8 +494,9 @@ impl Provider {
             trial,
             finish_reason,
             latency_ms: i64::try_from(latency.as_millis()).unwrap_or(i64::MAX),
-            prompt_tokens: i64::try_from(usage.prompt_tokens).unwrap_or(i64::MAX),
-            completion_tokens: i64::try_from(usage.completion_tokens).unwrap_or(i64::MAX),
+            // However many a provider says, a run's sums must stay numbers.
+            prompt_tokens: usage.prompt_tokens.min(TOKENS_MAX) as i64,
+            completion_tokens: usage.completion_tokens.min(TOKENS_MAX) as i64,
         })
     }
 

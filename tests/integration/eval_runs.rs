@@ -670,7 +670,7 @@ async fn a_provider_removed_mid_run_fails_the_run_in_words() {
         assert_eq!(run.status, RunStatus::Failed, "{label}");
         assert_eq!(
             run.error.as_deref(),
-            Some("The model provider was removed before the run finished."),
+            Some("The model provider was removed, or the app moved to another organization, before the run finished."),
             "{label}"
         );
         assert!(run.calls_done < 30, "{label}");

@@ -172,11 +172,13 @@ pub async fn claim(
 
 /// Keeps `owner`'s lease on run `id` until `until`: whether it still holds
 /// it (false once the run was cancelled or taken over, or its provider
-/// removed).
+/// removed or no longer of the app's organization).
 pub async fn renew(db: &Db, id: i64, owner: &str, until: i64) -> Result<bool, sqlx::Error> {
     let done = on_writer!(db, conn => sqlx::query(
         "UPDATE eval_runs SET lease_until = $1 \
-         WHERE id = $2 AND lease_owner = $3 AND status = 'running' AND provider_id IS NOT NULL",
+         WHERE id = $2 AND lease_owner = $3 AND status = 'running' \
+         AND EXISTS (SELECT 1 FROM model_providers p JOIN apps a ON a.org_id = p.org_id \
+                     WHERE p.id = eval_runs.provider_id AND a.id = eval_runs.app_id)",
     )
     .bind(until)
     .bind(id)
