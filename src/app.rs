@@ -97,11 +97,16 @@ document.addEventListener('click', function (e) {
 });
 // Once the browser has scrolled to the fragment (which would take the
 // focus back to the page).
+// Not when the developer has already put the focus somewhere.
 window.addEventListener('load', function () {
-  var target = location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1)));
-  if (!target || target.id === 'main') return;
-  var field = target.matches('form') && target.querySelector('input:not([type=hidden]), select, textarea');
-  if (field) { field.focus(); } else { if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1'); target.focus(); }
+  var id; try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+  var target = id && document.getElementById(id);
+  if (!target || id === 'main') return;
+  var now = document.activeElement;
+  if (now && now !== document.body && now !== target) return;
+  var field = target.matches('form') && target.querySelector('input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])');
+  if (!field && target.tabIndex < 0) target.setAttribute('tabindex', '-1');
+  (field || target).focus({ preventScroll: true });
 });
 document.addEventListener('DOMContentLoaded', function () {
   var run = document.querySelector('[data-run-progress]');
