@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from datetime import datetime, timezone
 from pathlib import Path
@@ -186,6 +187,55 @@ def log_in():
                 and v.startswith("toolwright_session="))
 
 
+def start_standin():
+    """The test suite's stand-in model server (end2end/fixtures/model-standin.cjs)."""
+    proc = subprocess.Popen(["node", str(ROOT / "end2end" / "fixtures" / "model-standin.cjs"), "0"],
+                            stdout=subprocess.PIPE, text=True)
+    port = int(proc.stdout.readline().split()[1])
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def prepare_evals(cookie, org, standin_url):
+    """The provider "Standin" of the bench organization, and a case for each
+    activation phrase of bench.app00's tools, made as a developer would."""
+    form = {"Accept": "application/json", "Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie}
+    provider = urllib.parse.urlencode({"slug": org, "name": "Standin", "base_url": f"{standin_url}/v1",
+                                       "model": "standin", "api_key": "sk-bench-standin"})
+    fetch("/api/orgs/providers/add", form, provider.encode())
+    fetch("/api/evals/cases/from-phrases", form, b"package_name=bench.app00")
+
+
+def eval_run(key, standin_url):
+    """One run of every case of bench.app00 (one trial each) through the API,
+    and the same requests sent straight to the stand-in, 4 at a time as the
+    console sends them: calls per second of each."""
+    urllib.request.urlopen(urllib.request.Request(f"{standin_url}/reset", method="POST")).read()
+    auth = {"Authorization": f"Bearer {key}", "Content-Type": "application/json"}
+    body, _ = fetch("/api/v1/apps/bench.app00/evals/runs", auth,
+                    json.dumps({"provider": "Standin", "trials": 1}).encode())
+    run_id = json.loads(body)["id"]
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        run = json.loads(fetch(f"/api/v1/apps/bench.app00/evals/runs/{run_id}", auth)[0])
+        if run["status"] not in ("queued", "running"):
+            break
+        time.sleep(0.2)
+    if run["status"] != "done":
+        sys.exit(f"the eval run ended {run['status']}: {run.get('error')}")
+    calls = run["calls"]
+    console_rps = calls / (run["duration_ms"] / 1000)
+    stats = json.loads(urllib.request.urlopen(f"{standin_url}/stats").read())
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as request:
+        json.dump(stats["lastRequest"], request)
+    command = ["oha", "--no-tui", "--output-format", "json", "-n", str(calls), "-c", "4", "-m", "POST",
+               "-H", "Authorization: Bearer sk-bench-standin", "-H", "Content-Type: application/json",
+               "-D", request.name, f"{standin_url}/v1/chat/completions"]
+    direct = json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)
+    os.unlink(request.name)
+    return ({"rps": console_rps, "calls": calls, "errors": 0},
+            {"rps": direct["summary"]["requestsPerSec"], "errors": 0})
+
+
 def main():
     for tool in ("wrk", "oha", "node"):
         if not shutil.which(tool):
@@ -207,13 +257,15 @@ def main():
                # The stub app is on loopback, and the load is far over a key's usual limit.
                TOOLWRIGHT_ALLOW_PRIVATE_TARGETS="true", TOOLWRIGHT_MCP_REQUESTS_PER_MINUTE="1000000000")
     server = subprocess.Popen([str(SERVER)], cwd=ROOT, env=env)
+    standin, standin_url = start_standin()
     try:
         wait_until_up(seconds=10)
         cookie = log_in()
         key = seeded["key"]
+        prepare_evals(cookie, seeded["org"], standin_url)
         results = {name: [] for name in ("save", "save_floor", "export", "export_floor", "page",
                                            "steady_idle", "steady_login", "login",
-                                           "mcp_list", "mcp_call", "stub_direct")}
+                                           "mcp_list", "mcp_call", "stub_direct", "eval_run", "standin_direct")}
         # tool_001's required parameters (bench/src/main.rs: every fourth one, of
         # the types string with an enum, number, boolean); a call without them
         # ends as a tool error naming the first one missing, before the app.
@@ -238,6 +290,9 @@ def main():
                     "name": "tool_001", "arguments": tool_call["toolParameters"]}}))))
             results["stub_direct"].append(wrk("/tool", 16, 2, script="post.lua", base=stub_url,
                                               env=dict(os.environ, BENCH_BODY=json.dumps(tool_call))))
+            eval_run_result, standin_result = eval_run(key, standin_url)
+            results["eval_run"].append(eval_run_result)
+            results["standin_direct"].append(standin_result)
             results["steady_idle"].append(steady("/healthz"))
             # 8 clients logging in without a pause (one argon2 hash each),
             # for as long as the steady load and its warm-up, and a second
@@ -265,6 +320,7 @@ def main():
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+        standin.kill()
         stub.shutdown()
         shutil.rmtree(work, ignore_errors=True)
 
@@ -309,6 +365,7 @@ def write_report(results, visit, rss_kb):
     steady_ratio = run_ratio(results, "steady_login", "steady_idle", "p99_ms")
     list_ratio = run_ratio(results, "mcp_list", "export", "rps")
     call_ratio = run_ratio(results, "mcp_call", "stub_direct", "rps")
+    eval_ratio = run_ratio(results, "eval_run", "standin_direct", "rps")
     mcp_failed = sum(run["errors"] for name in ("mcp_list", "mcp_call") for run in results[name])
     steady_errors = sum(run["errors"] for name in ("steady_idle", "steady_login") for run in results[name])
     refused = sum(run["refused"] for run in results["login"])
@@ -349,6 +406,10 @@ def write_report(results, visit, rss_kb):
         f"({m['stub_direct']['rps']:.0f}/s)"
         + (f"; {mcp_failed} failed" if mcp_failed else "")
         + " | — | — |",
+        f"| Eval run of bench.app00's cases (one per activation phrase, one trial each) against the stand-in "
+        f"model server | {m['eval_run']['rps']:.0f} calls/s ({m['eval_run']['calls']:.0f} calls), "
+        f"{eval_ratio:.2f}× the same requests sent straight to the stand-in, 4 at a time "
+        f"({m['standin_direct']['rps']:.0f}/s) | — | — |",
         f"| Server memory (RSS) after the run | {rss_kb / 1024:.1f} MB | ≤ 128 MB | {mark(rss_kb <= 128 * 1024)} |",
         f"| `/healthz` p99 at {STEADY_RATE:,} requests/s while 8 clients log in | "
         f"{m['steady_login']['p99_ms']:.2f} ms against {m['steady_idle']['p99_ms']:.2f} ms idle: "
@@ -375,6 +436,9 @@ def write_report(results, visit, rss_kb):
         "- MCP: wrk POSTing one JSON-RPC request as a 2025-11-25 client (bench/mcp.lua), with the key limit "
         "raised; each tools/call is counted, sent to the stub app (Python's threaded HTTP server, bench.py) "
         "and logged. The direct POST is the same ToolCall to the same stub (bench/post.lua).",
+        "- Eval run: started and read through the CI API (`/api/v1/apps/{pkg}/evals/runs`), its calls per "
+        "second from its own start and end; the stand-in is the test suite's (end2end/fixtures/model-standin.cjs), "
+        "and the direct figure is oha sending the run's last request as many times, 4 at a time.",
         "- First visit: Playwright driving Chromium (end2end/bench/journey.mjs); each response counted as it "
         "came over the wire, headers and compressed body, redirects and server-function calls included.",
         "",

@@ -114,9 +114,9 @@ async fn seed(url: &str, first_app_url: &str) -> Result<(), String> {
         .await
         .map_err(|e| e.to_string())?
         .ok_or("the developer just made")?;
-    let org = memberships
+    let (org, org_slug) = memberships
         .current()
-        .map(|org| org.id)
+        .map(|org| (org.id, org.slug.clone()))
         .ok_or("a personal organization")?;
     // The accounts of the log-in load (bench/login.lua): one per connection.
     for index in 0..LOGIN_ACCOUNTS {
@@ -177,7 +177,7 @@ async fn seed(url: &str, first_app_url: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     println!(
         "{}",
-        serde_json::json!({ "key": key, "email": EMAIL, "password": PASSWORD })
+        serde_json::json!({ "key": key, "email": EMAIL, "password": PASSWORD, "org": org_slug })
     );
     Ok(())
 }
