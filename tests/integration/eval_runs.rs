@@ -676,3 +676,50 @@ async fn a_provider_removed_mid_run_fails_the_run_in_words() {
         assert!(run.calls_done < 30, "{label}");
     }
 }
+
+#[tokio::test]
+async fn an_app_moved_to_another_organization_mid_run_stops_spending_its_provider() {
+    for test_db in TestDatabase::all().await {
+        let label = test_db.label();
+        let (standin, _process, mut alice, db) =
+            ready(&test_db, true, "standin-slow-300", KEY).await;
+        let id = run(&mut alice, "10").await;
+        poll_until(
+            Duration::from_secs(20),
+            || run_of(&db, id),
+            |run| run.calls_done >= 1,
+        )
+        .await;
+        // To Alice's personal organization, which has no such provider.
+        let moved = alice
+            .form_post(
+                "/api/apps/move",
+                &[
+                    ("package_name", APP),
+                    ("to", "alice-example-com"),
+                    ("confirmed", "yes"),
+                ],
+            )
+            .await;
+        assert!(
+            moved.location.as_deref().unwrap_or("").contains("moved="),
+            "{label}: {moved:?}"
+        );
+        let run = finished(&db, id, Duration::from_secs(10)).await;
+        assert_eq!(run.status, RunStatus::Failed, "{label}");
+        assert_eq!(
+            run.error.as_deref(),
+            Some("The model provider was removed, or the app moved to another organization, before the run finished."),
+            "{label}"
+        );
+        // No call starts after the lease ends; those in flight may finish.
+        let answered = standin.stats().await["answered"].as_i64().unwrap();
+        tokio::time::sleep(Duration::from_millis(800)).await;
+        let later = standin.stats().await["answered"].as_i64().unwrap();
+        assert!(
+            later - answered <= toolwright::server::evals::IN_FLIGHT as i64,
+            "{label}: {answered} then {later}"
+        );
+        assert!(later < 30, "{label}");
+    }
+}
