@@ -7,6 +7,7 @@ use crate::domain::{
     eval::{chart_points, RunStatus, RunSummary, Summary, NONE},
     url::encode_component,
 };
+use crate::ui::components::table::StackedTable;
 use leptos::prelude::*;
 use std::collections::BTreeSet;
 
@@ -100,20 +101,12 @@ fn CaseTable(summary: Summary) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="table-wrap">
-            <table class="stacked">
-                <caption>"Cases, trial by trial"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Utterance"</th>
-                        <th scope="col">"Expected"</th>
-                        <th scope="col">"Chosen"</th>
-                        <th scope="col">"Passed"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
+        <StackedTable
+            columns=&["Utterance", "Expected", "Chosen", "Passed"]
+            caption="Cases, trial by trial"
+        >
+            {rows}
+        </StackedTable>
     }
 }
 
@@ -203,19 +196,12 @@ fn PerTool(summary: Summary) -> impl IntoView {
         })
         .collect_view();
     view! {
-        <div class="table-wrap">
-            <table class="stacked">
-                <caption>"Per tool: how often it was chosen rightly and wrongly"</caption>
-                <thead>
-                    <tr>
-                        <th scope="col">"Tool"</th>
-                        <th scope="col">"Chosen rightly"</th>
-                        <th scope="col">"Chosen wrongly"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
+        <StackedTable
+            columns=&["Tool", "Chosen rightly", "Chosen wrongly"]
+            caption="Per tool: how often it was chosen rightly and wrongly"
+        >
+            {rows}
+        </StackedTable>
     }
     .into_any()
 }
@@ -249,23 +235,12 @@ fn RunsList(runs: Vec<RunSummary>, base: String, shown: i64) -> impl IntoView {
         .collect_view();
     view! {
         <h3 class="table-title" id="runs-title">"Runs"</h3>
-        <div class="table-wrap">
-            <table class="stacked" aria-labelledby="runs-title">
-                <thead>
-                    <tr>
-                        <th scope="col">"Run"</th>
-                        <th scope="col">"Revision"</th>
-                        <th scope="col">"Provider"</th>
-                        <th scope="col">"Model"</th>
-                        <th scope="col">"Status"</th>
-                        <th scope="col">"Score"</th>
-                        <th scope="col">"Duration"</th>
-                        <th scope="col">"Tokens"</th>
-                    </tr>
-                </thead>
-                <tbody>{rows}</tbody>
-            </table>
-        </div>
+        <StackedTable
+            columns=&["Run", "Revision", "Provider", "Model", "Status", "Score", "Duration", "Tokens"]
+            labelled_by="runs-title"
+        >
+            {rows}
+        </StackedTable>
     }
 }
 

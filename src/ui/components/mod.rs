@@ -11,6 +11,7 @@ pub mod mcp_panel;
 pub mod phrase_preview;
 pub mod site_header;
 pub mod status_page;
+pub mod table;
 pub mod tool_editor;
 pub mod tools_section;
 pub mod try_panel;

@@ -2,6 +2,7 @@
 //! says and the tool a model should call. Plain HTML forms (the console
 //! script asks before a deletion); everything works without JavaScript.
 
+use crate::ui::components::table::StackedTable;
 use crate::{
     api::{
         evals::{get_evals_page, AddCase, AddCasesFromPhrases, CancelRun, DeleteCase, RunEvals},
@@ -190,20 +191,14 @@ fn CasesSection(
             })
             .collect_view();
         view! {
-            <div class="table-wrap">
-                <table class="stacked">
-                    <caption class="visually-hidden">"Cases"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Utterance"</th>
-                            <th scope="col">"Expected tool"</th>
-                            <th scope="col">"Expected arguments"</th>
-                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <StackedTable
+                columns=&["Utterance", "Expected tool", "Expected arguments"]
+                caption="Cases"
+                hidden_caption=true
+                actions=true
+            >
+                {rows}
+            </StackedTable>
         }
         .into_any()
     };

@@ -2,6 +2,7 @@
 //! Plain HTML forms (the console script makes the role selects apply at
 //! once and asks before a removal); everything works without JavaScript.
 
+use crate::ui::components::table::StackedTable;
 use crate::{
     api::{
         orgs::{
@@ -253,21 +254,14 @@ fn ProvidersSection(
             })
             .collect_view();
         view! {
-            <div class="table-wrap">
-                <table class="stacked">
-                    <caption class="visually-hidden">"Model providers"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Name"</th>
-                            <th scope="col">"Model"</th>
-                            <th scope="col">"Base URL"</th>
-                            <th scope="col">"API key"</th>
-                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <StackedTable
+                columns=&["Name", "Model", "Base URL", "API key"]
+                caption="Model providers"
+                hidden_caption=true
+                actions=true
+            >
+                {rows}
+            </StackedTable>
         }
         .into_any()
     };
@@ -398,19 +392,9 @@ fn MembersSection(slug: String, members: Vec<Member>, admin: bool, me: String) -
                 "Admins manage members, invitations and API keys, and can delete or move apps; "
                 "members create and edit apps and tools, import, export and try them."
             </p>
-            <div class="table-wrap">
-                <table class="stacked">
-                    <thead>
-                        <tr>
-                            <th scope="col">"Email"</th>
-                            <th scope="col">"Role"</th>
-                            <th scope="col">"Joined"</th>
-                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <StackedTable columns=&["Email", "Role", "Joined"] actions=true>
+                {rows}
+            </StackedTable>
         </section>
     }
 }
@@ -485,20 +469,14 @@ fn InvitationsSection(
             })
             .collect_view();
         view! {
-            <div class="table-wrap">
-                <table class="stacked">
-                    <caption class="visually-hidden">"Pending invitations"</caption>
-                    <thead>
-                        <tr>
-                            <th scope="col">"Email"</th>
-                            <th scope="col">"Role"</th>
-                            <th scope="col">"Expires"</th>
-                            <th scope="col"><span class="visually-hidden">"Actions"</span></th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
+            <StackedTable
+                columns=&["Email", "Role", "Expires"]
+                caption="Pending invitations"
+                hidden_caption=true
+                actions=true
+            >
+                {rows}
+            </StackedTable>
         }
         .into_any()
     };
