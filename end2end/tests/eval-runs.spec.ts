@@ -53,10 +53,11 @@ async function startRun(page: Page, trials: string) {
 async function untilRunEnds(page: Page) {
   const bar = page.getByRole("progressbar", { name: "Run progress" });
   if (noJs()) {
-    for (let i = 0; i < 60 && (await bar.count()) > 0; i++) {
-      await page.waitForTimeout(500);
-      await page.getByRole("link", { name: "Refresh", exact: true }).click();
-    }
+    // "Refresh", until the page shows the run ended.
+    await expect(async () => {
+      if ((await bar.count()) > 0) await page.getByRole("link", { name: "Refresh", exact: true }).click();
+      await expect(bar).toHaveCount(0, { timeout: 300 });
+    }).toPass({ timeout: 20_000 });
   }
   await expect(bar).toHaveCount(0, { timeout: 20_000 });
   return page.getByRole("region", { name: "Results", exact: true });
