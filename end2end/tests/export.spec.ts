@@ -107,6 +107,8 @@ test("API keys: create one, see it once, use it, revoke it @js-only", async ({ p
   await signUp(page);
   const packageName = await createTodoApp(page);
   await page.goto(`/console/apps/${packageName}`);
+  // The key form belongs to the app page's island: awake before it is used.
+  await waitForHydration(page);
   const keys = page.getByRole("region", { name: "API keys", exact: true });
   await expect(keys.getByText("No keys yet.")).toBeVisible();
   await keys.getByRole("button", { name: "Create key", exact: true }).click();
