@@ -38,7 +38,7 @@ pub async fn get_evals_page(
     let providers = repo::providers::list(&state.db, app.org_id)
         .await
         .map_err(context::internal)?;
-    let runs = repo::eval_runs::list(&state.db, app.id, RUNS_LISTED)
+    let mut runs = repo::eval_runs::list(&state.db, app.id, RUNS_LISTED)
         .await
         .map_err(context::internal)?;
     // The run asked for, or the latest (also when the one asked for is
@@ -50,6 +50,14 @@ pub async fn get_evals_page(
             .map_err(context::internal)?;
         if shown.is_some() {
             break;
+        }
+    }
+    // The shown run was read after the list: the list, and the chart drawn
+    // from it, say the same of it as its results do (a run that ended in
+    // between is not "Done" above and "Running" below).
+    if let Some((fresh, _)) = &shown {
+        if let Some(listed) = runs.iter_mut().find(|run| run.id == fresh.id) {
+            *listed = fresh.clone();
         }
     }
     Ok(EvalsPage {
