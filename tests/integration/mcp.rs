@@ -656,6 +656,82 @@ async fn a_large_app_lists_its_tools_in_pages() {
     server.stop().await;
 }
 
+/// The Activity page of an app with thousands of calls kept reads its
+/// newest twenty by the index, not by sorting every call: the app page
+/// stays as quick as the calls pile up. A plan that sorts is the defect.
+#[tokio::test]
+async fn the_activity_page_is_read_by_index_however_many_calls_are_kept() {
+    use toolwright::server::db::Pool;
+    for db in TestDatabase::all().await {
+        let label = db.label();
+        let server = TestServer::start(db).await;
+        let _alice = todo_app(&server, "https://todo.example.com").await;
+        let app = repo::apps::find_by_package(&server.state.db, "com.example.todo")
+            .await
+            .unwrap()
+            .unwrap();
+        let now = toolwright::server::clock::now_ms();
+        on_db!(&server.state.db, pool => sqlx::query(
+            "INSERT INTO mcp_calls (app_id, key_id, tool_id, arguments, called_at, duration_ms, outcome, is_error) \
+             SELECT $1, NULL, 'add_todo', '{}', $2 + n, 3, 'Added', false \
+             FROM (WITH RECURSIVE seq(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM seq WHERE n < 3000) \
+                   SELECT n FROM seq) AS calls",
+        )
+        .bind(app.id)
+        .bind(now)
+        .execute(pool)
+        .await
+        .map(|_| ()))
+        .unwrap();
+        let plan: Vec<String> = match server.state.db.pool() {
+            Pool::Sqlite(pool) => sqlx::query_as::<_, (i64, i64, i64, String)>(&format!(
+                "EXPLAIN QUERY PLAN {}",
+                repo::mcp_calls::ACTIVITY_PAGE
+            ))
+            .bind(app.id)
+            .bind(None::<i64>)
+            .bind(21_i64)
+            .fetch_all(pool)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(_, _, _, detail)| detail)
+            .collect(),
+            Pool::Postgres(pool) => {
+                sqlx::query("ANALYZE mcp_calls")
+                    .execute(pool)
+                    .await
+                    .unwrap();
+                sqlx::query_scalar::<_, String>(&format!(
+                    "EXPLAIN {}",
+                    repo::mcp_calls::ACTIVITY_PAGE
+                ))
+                .bind(app.id)
+                .bind(None::<i64>)
+                .bind(21_i64)
+                .fetch_all(pool)
+                .await
+                .unwrap()
+            }
+        };
+        let plan = plan.join("\n");
+        // PostgreSQL may walk the primary key backwards instead, as cheap.
+        if label == "sqlite" {
+            assert!(plan.contains("mcp_calls_app_recent"), "{label}: {plan}");
+        }
+        assert!(
+            !plan.contains("TEMP B-TREE") && !plan.contains("Sort"),
+            "{label}: the page sorts the calls: {plan}"
+        );
+        let page = repo::mcp_calls::list(&server.state.db, app.id, None, 21)
+            .await
+            .unwrap();
+        assert_eq!(page.len(), 21, "{label}");
+        assert_eq!(page[0].called_at, now + 3000, "{label}: newest first");
+        server.stop().await;
+    }
+}
+
 #[tokio::test]
 async fn the_activity_list_comes_newest_first_a_page_at_a_time_and_only_to_its_owner() {
     let server = TestServer::start(TestDatabase::sqlite()).await;
