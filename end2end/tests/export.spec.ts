@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import { expectNoSeriousA11yViolations, waitForHydration } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createTodoApp } from "../fixtures/apps";
-import { holdChunks, openUntouched } from "../fixtures/islands";
+import { holdChunks } from "../fixtures/islands";
 
 const FORMATS: Array<[string, string, string]> = [
   ["mentra", "app_config.json", '"publicUrl": "https://todo.example.com"'],
@@ -126,6 +126,7 @@ test("API keys: create one, see it once, use it, revoke it @js-only", async ({ p
   expect((await answer.json()).tools.map((t: { id: string }) => t.id)).toEqual(["add_todo", "get_todos"]);
 
   await page.reload();
+  await waitForHydration(page);
   await expect(keys.getByLabel("New API key", { exact: true })).toHaveCount(0);
   await expect(keys.getByText(key)).toHaveCount(0);
   await expect(keys.getByText(`${key.slice(0, 10)}…`)).toBeVisible();
@@ -141,10 +142,15 @@ test("API keys: create one, see it once, use it, revoke it @js-only", async ({ p
 test("API keys: a name typed before the section wakes is kept @js-only", async ({ page }) => {
   await signUp(page);
   const packageName = await createTodoApp(page);
-  await openUntouched(page, `/console/apps/${packageName}`);
+  // The bundle is held from before the page loads, so the name really is
+  // typed into a section still asleep (a held fetch never lets the network
+  // go idle, so no openUntouched here).
   const release = await holdChunks(page);
+  await page.mouse.move(0, 0);
+  await page.goto(`/console/apps/${packageName}`);
   const keys = page.getByRole("region", { name: "API keys", exact: true });
   await keys.getByLabel("Key name", { exact: true }).fill("Deploy");
+  await expect(page.locator("section[data-hydrated]").first()).toHaveAttribute("data-hydrated", "false");
   release();
   await waitForHydration(page, "section[data-hydrated]");
   await expect(keys.getByLabel("Key name", { exact: true })).toHaveValue("Deploy");

@@ -1,5 +1,5 @@
 import { test, expect, type Browser, type Page } from "@playwright/test";
-import { expectNoSeriousA11yViolations, pageNotice } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, pageNotice, waitForHydration } from "../fixtures/a11y";
 import { signUp } from "../fixtures/accounts";
 import { createApp, openAppInAnotherTab, uniquePackage } from "../fixtures/apps";
 import { addTool, editor, toolCard } from "../fixtures/tools";
@@ -26,9 +26,10 @@ test("two tabs edit one tool: the second save is refused and keeps its input @js
   await addTool(page, { id: "add_todo", description: "Add a new to-do item" });
 
   const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
+  await waitForHydration(second, "section.tools[data-hydrated]");
 
-  // Both editors open on the tool before either saves (a click on a page whose
-  // editor is still asleep is done once it wakes).
+  // Both editors open on the tool before either saves (each page awake first:
+  // a click on an editor still asleep is lost).
   await toolCard(page, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
   await expect(editor(page).getByLabel("Tool ID", { exact: true })).toHaveValue("add_todo");
   await toolCard(second, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
@@ -60,6 +61,7 @@ test("a tool changed in another tab shows its new summary on its card here @js-o
   await addTool(page, { id: "get_todos", description: "List the to-do items" });
 
   const { context: other, page: second } = await openAppInAnotherTab(browser, email, packageName);
+  await waitForHydration(second, "section.tools[data-hydrated]");
   await toolCard(second, "get_todos").getByRole("button", { name: "Edit", exact: true }).click();
   await editor(second).getByLabel("Description", { exact: true }).first().fill("Changed in the second tab");
   await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();

@@ -1,5 +1,5 @@
 import { test, expect, type Page } from "@playwright/test";
-import { expectNoSeriousA11yViolations, pageNotice } from "../fixtures/a11y";
+import { expectNoSeriousA11yViolations, pageNotice, waitForHydration } from "../fixtures/a11y";
 import { PASSWORD, signUp, uniqueEmail } from "../fixtures/accounts";
 import { createApp, uniquePackage } from "../fixtures/apps";
 import { addTool, editor, toolCard } from "../fixtures/tools";
@@ -58,6 +58,7 @@ test("an admin invites, the new developer signs up through the link, edits, and 
 
   // The member edits the tool.
   await second.getByRole("link", { name: "Team Todo", exact: true }).click();
+  await waitForHydration(second, "section.tools[data-hydrated]");
   await toolCard(second, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
   await editor(second).getByLabel("Description", { exact: true }).first().fill("Edited by the member");
   await editor(second).getByRole("button", { name: "Save tool", exact: true }).click();

@@ -45,6 +45,7 @@ test.describe("the AI Tools editor @js-only", () => {
     });
 
     await page.reload();
+    await waitForHydration(page, "section.tools[data-hydrated]");
     const addCard = toolCard(page, "add_todo");
     await expect(addCard).toContainText("Add a new to-do item");
     await expect(addCard).toContainText("2 parameters");
@@ -70,6 +71,7 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(pageNotice(page)).toHaveText("Saved tool add_todo.");
 
     await page.reload();
+    await waitForHydration(page, "section.tools[data-hydrated]");
     await toolCard(page, "add_todo").getByRole("button", { name: "Edit", exact: true }).click();
     await expect(editor(page).getByLabel("Title", { exact: true })).toHaveValue("Add a to-do");
     await expect(editor(page).getByLabel("Max calls", { exact: true })).toHaveValue("3");
@@ -170,6 +172,7 @@ test.describe("the AI Tools editor @js-only", () => {
     await form.getByRole("button", { name: "Save tool", exact: true }).click();
     await expect(toolCard(page, "ordered")).toBeVisible();
     await page.reload();
+    await waitForHydration(page, "section.tools[data-hydrated]");
     await toolCard(page, "ordered").getByRole("button", { name: "Edit", exact: true }).click();
     await expect(parameter(page, 1).getByLabel("Name", { exact: true })).toHaveValue("third");
     await expect(parameter(page, 2).getByLabel("Name", { exact: true })).toHaveValue("second");
@@ -205,6 +208,7 @@ test.describe("the AI Tools editor @js-only", () => {
     await expect(editor(page)).toHaveCount(0);
     await expect(pageNotice(page)).toHaveText("Saved tool sorted.");
     await page.reload();
+    await waitForHydration(page, "section.tools[data-hydrated]");
     await toolCard(page, "sorted").getByRole("button", { name: "Edit", exact: true }).click();
     await expectParameterNames(page, ["second", "third", "first"]);
   });
