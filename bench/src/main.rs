@@ -145,7 +145,7 @@ async fn seed(url: &str, first_app_url: &str) -> Result<(), String> {
             public_url: input.public_url.clone(),
             settings: None,
             extra: Default::default(),
-            tools: (0..TOOLS).map(|t| tool(t, 0)).collect(),
+            tools: (0..TOOLS).map(|t| tool(t, 0).into()).collect(),
         };
         let replaced = repo::revisions::replace(
             &db,

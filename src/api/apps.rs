@@ -102,7 +102,11 @@ pub async fn get_app_page(
     let config = repo::apps::load_config(&state.db, &app)
         .await
         .map_err(context::internal)?;
-    let tools = config.tools.iter().map(ToolSummary::of).collect();
+    let tools = config
+        .tools
+        .iter()
+        .map(|tool| ToolSummary::of(tool))
+        .collect();
     let move_targets = if role.may(Action::MoveApp) {
         context::memberships()
             .orgs

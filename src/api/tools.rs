@@ -17,7 +17,11 @@ pub async fn get_tools(package_name: String) -> Result<ToolsState, AppError> {
     let (revision, config) = owned_config(&package_name).await?;
     Ok(ToolsState {
         revision,
-        tools: config.tools.iter().map(ToolSummary::of).collect(),
+        tools: config
+            .tools
+            .iter()
+            .map(|tool| ToolSummary::of(tool))
+            .collect(),
     })
 }
 
@@ -29,7 +33,7 @@ pub async fn get_tool(package_name: String, tool_id: String) -> Result<ToolAt, A
         .tools
         .iter()
         .find(|t| t.id == tool_id)
-        .cloned()
+        .map(|tool| (**tool).clone())
         .ok_or(AppError::NotFound)?;
     Ok(ToolAt { revision, tool })
 }
@@ -195,6 +199,10 @@ pub async fn save_hints(
     }
     Ok(ToolsState {
         revision,
-        tools: config.tools.iter().map(ToolSummary::of).collect(),
+        tools: config
+            .tools
+            .iter()
+            .map(|tool| ToolSummary::of(tool))
+            .collect(),
     })
 }

@@ -69,7 +69,7 @@ async fn try_target(
         .tools
         .iter()
         .find(|t| t.id == tool_id)
-        .cloned()
+        .map(|tool| (**tool).clone())
         .ok_or(AppError::NotFound)?;
     let target = TryTarget {
         app_name: app.details.name,

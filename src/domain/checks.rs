@@ -11,6 +11,7 @@ use crate::domain::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// OpenAI refuses a request that offers more tools than this.
 pub const OPENAI_TOOLS_MAX: usize = 128;
@@ -566,7 +567,7 @@ fn strict_optional(tool: &Tool, at: &str, out: &mut Vec<Finding>) {
 
 /// The tools before the one checked, with their phrases' words.
 struct PhraseWords<'a> {
-    tools: &'a [Tool],
+    tools: &'a [Arc<Tool>],
     words: &'a [Vec<Vec<String>>],
 }
 

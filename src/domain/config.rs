@@ -6,6 +6,7 @@ use crate::domain::{
     tool::{KeptKeys, Tool},
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct AppConfig {
@@ -22,7 +23,10 @@ pub struct AppConfig {
     /// (`permissions`, `webviewURL`, …), given back by `mentra` and `tpa`.
     #[serde(default, skip_serializing_if = "KeptKeys::is_empty")]
     pub extra: KeptKeys,
-    pub tools: Vec<Tool>,
+    /// Shared, not copied: a change makes a new configuration from the
+    /// one before, and the tools it leaves alone stay the same values
+    /// (cheap to carry over, and known unchanged without comparing them).
+    pub tools: Vec<Arc<Tool>>,
 }
 
 /// The key under which a Mentra file names the package it was made for.
@@ -60,6 +64,12 @@ pub const APP_CONFIG_KEYS: [&str; 6] = [
 ];
 
 impl AppConfig {
+    /// Tool `index`, to change: this configuration's own copy of it (the
+    /// configuration it was made from keeps its own).
+    pub fn tool_mut(&mut self, index: usize) -> &mut Tool {
+        Arc::make_mut(&mut self.tools[index])
+    }
+
     /// A tool id two of its tools share, if any: a configuration the
     /// console never stores (each tool of an app has its own id).
     pub fn repeated_tool_id(&self) -> Option<&str> {
@@ -91,11 +101,11 @@ mod fields_tests {
             ..Default::default()
         };
         let mut config = AppConfig {
-            tools: vec![tool("a"), tool("b")],
+            tools: vec![tool("a").into(), tool("b").into()],
             ..AppConfig::default()
         };
         assert_eq!(config.repeated_tool_id(), None);
-        config.tools.push(tool("a"));
+        config.tools.push(tool("a").into());
         assert_eq!(config.repeated_tool_id(), Some("a"));
     }
 
@@ -117,7 +127,7 @@ mod fields_tests {
             public_url: "https://todo.example.com".into(),
             settings: Some(serde_json::json!([])),
             extra: KeptKeys::new(),
-            tools: vec![Tool::default()],
+            tools: vec![Tool::default().into()],
         };
         assert!(
             config.has_fields_of(&details),

@@ -11,7 +11,7 @@
 use crate::domain::{tool::Tool, FieldErrors};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, sync::Arc};
 
 /// The longest utterance a case may have, in characters.
 pub const UTTERANCE_MAX: usize = 500;
@@ -172,7 +172,7 @@ pub struct CaseDraft {
 impl CaseDraft {
     /// The case, if it is one for `tools`; every problem under its field
     /// otherwise (`utterance`, `expected`, `arguments`).
-    pub fn parse(&self, tools: &[Tool]) -> Result<EvalCase, FieldErrors> {
+    pub fn parse(&self, tools: &[Arc<Tool>]) -> Result<EvalCase, FieldErrors> {
         let mut errors = FieldErrors::new();
         let utterance = self.utterance.trim();
         if utterance.is_empty() {
@@ -229,7 +229,7 @@ impl CaseDraft {
 /// "Add cases from activation phrases": a case for each phrase of each
 /// tool, expecting that tool, unless a case already says the same (case
 /// and surrounding spaces aside).
-pub fn cases_from_phrases(tools: &[Tool], existing: &[EvalCase]) -> Vec<EvalCase> {
+pub fn cases_from_phrases(tools: &[Arc<Tool>], existing: &[EvalCase]) -> Vec<EvalCase> {
     let key = |utterance: &str| utterance.trim().to_lowercase();
     let mut seen: std::collections::HashSet<String> =
         existing.iter().map(|case| key(&case.utterance)).collect();
@@ -596,13 +596,13 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn tool(id: &str, phrases: &[&str]) -> Tool {
-        Tool {
+    fn tool(id: &str, phrases: &[&str]) -> Arc<Tool> {
+        Arc::new(Tool {
             id: id.into(),
             description: format!("The {id} tool"),
             activation_phrases: phrases.iter().map(|p| p.to_string()).collect(),
             ..Tool::default()
-        }
+        })
     }
 
     fn case(utterance: &str, expected: Option<&str>, arguments: Option<Value>) -> EvalCase {

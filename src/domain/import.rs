@@ -780,7 +780,7 @@ pub fn merge(current: &AppConfig, imported: &Imported) -> AppConfig {
                     tool.hints = existing.hints;
                 }
             }
-            tool
+            std::sync::Arc::new(tool)
         })
         .collect();
     AppConfig {
@@ -884,13 +884,14 @@ pub fn preview(current: &AppConfig, next: &AppConfig) -> ImportPreview {
         .filter(|t| !next.tools.iter().any(|n| n.id == t.id))
         .map(|t| t.id.clone())
         .collect();
-    let kept_order = |tools: &[Tool], other: &[Tool]| -> Vec<String> {
-        tools
-            .iter()
-            .filter(|t| other.iter().any(|o| o.id == t.id))
-            .map(|t| t.id.clone())
-            .collect()
-    };
+    let kept_order =
+        |tools: &[std::sync::Arc<Tool>], other: &[std::sync::Arc<Tool>]| -> Vec<String> {
+            tools
+                .iter()
+                .filter(|t| other.iter().any(|o| o.id == t.id))
+                .map(|t| t.id.clone())
+                .collect()
+        };
     out.order_changed =
         kept_order(&current.tools, &next.tools) != kept_order(&next.tools, &current.tools);
     out

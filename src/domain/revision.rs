@@ -6,6 +6,7 @@ use crate::domain::{
     tool::{MoveDirection, Tool, ToolEdit},
 };
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What a change did, in the words the history shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub enum Change {
 impl Change {
     /// What `edit` does to `tools` (the list it is made on), in the
     /// history's words: an edit's hint changes are spelled out.
-    pub fn of_edit(edit: &ToolEdit, tools: &[Tool]) -> Change {
+    pub fn of_edit(edit: &ToolEdit, tools: &[Arc<Tool>]) -> Change {
         match edit {
             ToolEdit::Save {
                 original_id: None,
@@ -161,7 +162,7 @@ mod tests {
             },
             ..Tool::default()
         };
-        let tools = [was];
+        let tools = [Arc::new(was)];
         let save = |original_id: Option<&str>| ToolEdit::Save {
             original_id: original_id.map(str::to_owned),
             tool: Box::new(now.clone()),
@@ -188,9 +189,9 @@ mod tests {
     fn a_revision_reads_in_the_exports_names_with_every_field_kept() {
         use crate::domain::tool::ToolHints;
         let mut app = crate::domain::export::tests::todo_app();
-        app.tools[0].title = Some("Add a to-do".into());
-        app.tools[0].max_calls = Some(3);
-        app.tools[0].hints = ToolHints {
+        app.tool_mut(0).title = Some("Add a to-do".into());
+        app.tool_mut(0).max_calls = Some(3);
+        app.tool_mut(0).hints = ToolHints {
             read_only: Some(false),
             destructive: Some(false),
             ..ToolHints::default()

@@ -7,7 +7,7 @@ use crate::domain::{
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::borrow::Cow;
+use std::{borrow::Cow, sync::Arc};
 use validator::{Validate, ValidationError, ValidationErrors, ValidationErrorsKind};
 
 pub const TOOL_ID_MAX: usize = 64;
@@ -251,8 +251,8 @@ impl ToolEdit {
     /// write does to the stored list, so a list known at one revision and the
     /// edit give the list at the next (the server's cache, the editor's view).
     /// Nothing changes when it is refused.
-    pub fn apply(&self, tools: &mut Vec<Tool>) -> Result<(), EditRefused> {
-        self.apply_to(tools, |t| &t.id, Tool::clone)
+    pub fn apply(&self, tools: &mut Vec<Arc<Tool>>) -> Result<(), EditRefused> {
+        self.apply_to(tools, |t| &t.id, |tool| Arc::new(tool.clone()))
     }
 
     /// [`ToolEdit::apply`] on the list at a glance (the app page's).
@@ -441,7 +441,10 @@ pub fn hints_echo_key(tool_id: &str, kind: HintKind) -> String {
 /// must name a tool of `tools`, once, and hold only "", "yes" or "no"
 /// (errors keyed `hints[N].read_only`, …). Gives the ids of the tools whose
 /// hints changed, in the app's order.
-pub fn decide_hints(tools: &mut [Tool], rows: &[HintsRow]) -> Result<Vec<String>, FieldErrors> {
+pub fn decide_hints(
+    tools: &mut [Arc<Tool>],
+    rows: &[HintsRow],
+) -> Result<Vec<String>, FieldErrors> {
     let mut errors = FieldErrors::new();
     let mut decided: Vec<(usize, ToolHints)> = Vec::with_capacity(rows.len());
     for (n, row) in rows.iter().enumerate() {
@@ -479,6 +482,7 @@ pub fn decide_hints(tools: &mut [Tool], rows: &[HintsRow]) -> Result<Vec<String>
     for (index, hints) in decided {
         if let Some(tool) = tools.get_mut(index) {
             if tool.hints != hints {
+                let tool = Arc::make_mut(tool);
                 tool.hints = hints;
                 changed.push(tool.id.clone());
             }

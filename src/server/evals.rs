@@ -598,7 +598,10 @@ mod tests {
                 id: "add_todo".into(),
                 description: "Add an item".into(),
                 ..Tool::default()
-            }],
+            }]
+            .into_iter()
+            .map(std::sync::Arc::new)
+            .collect(),
             ..AppConfig::default()
         };
         let tools = tools_of(&config).unwrap();

@@ -695,7 +695,14 @@ pub mod tools {
     pub async fn list_for_app(db: &Db, app_id: i64) -> Result<Vec<Tool>, sqlx::Error> {
         Ok(revisions::current(db, app_id)
             .await?
-            .map(|config| config.tools.clone())
+            .map(|config| crate::common::owned(&config.tools))
             .unwrap_or_default())
     }
+}
+
+/// Tools as a configuration shares them, as values to compare.
+pub fn owned(
+    tools: &[std::sync::Arc<toolwright::domain::tool::Tool>],
+) -> Vec<toolwright::domain::tool::Tool> {
+    tools.iter().map(|tool| (**tool).clone()).collect()
 }

@@ -381,7 +381,10 @@ async fn one_store_keeps_every_apps_configuration_and_history() {
                 description: "Second tool".into(),
                 ..Tool::default()
             },
-        ],
+        ]
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect(),
     };
     // An app whose revisions kept its tools by content, as the console
     // recorded them until now.
@@ -539,7 +542,7 @@ async fn one_store_keeps_every_apps_configuration_and_history() {
 
         // The old app goes on: an edit stores its tools by content, and a
         // fresh server reads them back.
-        let mut edited = old.tools[1].clone();
+        let mut edited = (*old.tools[1]).clone();
         edited.description = "Second tool, edited".into();
         let edit = ToolEdit::Save {
             original_id: Some("second".into()),
@@ -553,7 +556,11 @@ async fn one_store_keeps_every_apps_configuration_and_history() {
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(now.tools, vec![old.tools[0].clone(), edited], "{label}");
+        assert_eq!(
+            now.tools,
+            vec![old.tools[0].clone(), edited.into()],
+            "{label}"
+        );
         assert_eq!(now.extra, old.extra, "{label}");
         fresh.close().await;
         db.close().await;

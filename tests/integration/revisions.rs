@@ -295,7 +295,7 @@ async fn a_replace_with_a_repeated_tool_id_is_refused_and_changes_nothing() {
             public_url: "https://changed.example.com".into(),
             settings: Some(serde_json::json!([{"type": "toggle"}])),
             extra: Default::default(),
-            tools: vec![tool("dup"), tool("dup")],
+            tools: vec![tool("dup").into(), tool("dup").into()],
         };
         let result = repo::revisions::replace(
             &db,
@@ -483,7 +483,7 @@ async fn a_revision_stores_only_the_tools_it_changed() {
             name: "Todo App".into(),
             version: "1.0.0".into(),
             public_url: "https://todo.example.com".into(),
-            tools,
+            tools: tools.iter().cloned().map(std::sync::Arc::new).collect(),
             ..AppConfig::default()
         };
         let imported = Change::Imported { tools: 20 };
@@ -522,7 +522,7 @@ async fn a_revision_stores_only_the_tools_it_changed() {
         // Every revision still reads back whole.
         let third = repo::revisions::get(&db, app_id, 3).await.unwrap().unwrap();
         assert_eq!(third.config.tools.len(), 20);
-        assert_eq!(third.config.tools[3], edited);
+        assert_eq!(*third.config.tools[3], edited);
         let fourth = repo::revisions::get(&db, app_id, 4).await.unwrap().unwrap();
         assert_eq!(fourth.config.tools[2].id, "tool_3");
         let sixth = repo::revisions::get(&db, app_id, 6).await.unwrap().unwrap();
@@ -548,7 +548,7 @@ async fn a_revision_recorded_whole_before_tools_were_kept_by_content_still_reads
             name: "Old".into(),
             version: "0.9.0".into(),
             public_url: "https://old.example.com".into(),
-            tools: vec![tool("legacy")],
+            tools: vec![tool("legacy").into()],
             ..AppConfig::default()
         };
         let snapshot = serde_json::to_string(&config).unwrap();

@@ -2,7 +2,7 @@
 
 use std::{future::Future, pin::pin, task::Poll, time::Duration};
 
-use crate::common::{tools, TestDatabase};
+use crate::common::{owned, tools, TestDatabase};
 use toolwright::{
     api::auth::CurrentDeveloper,
     domain::{
@@ -93,7 +93,7 @@ fn get_todos() -> Tool {
 
 fn applied(write: ToolWrite) -> (i64, Vec<Tool>) {
     match write {
-        ToolWrite::Applied { revision, config } => (revision, config.tools.clone()),
+        ToolWrite::Applied { revision, config } => (revision, owned(&config.tools)),
         other => panic!("expected the write to apply, got {other:?}"),
     }
 }
@@ -354,7 +354,7 @@ async fn an_app_loaded_before_a_change_gets_its_configuration_at_that_revision()
         );
         let config = repo::apps::load_config(&fresh, &loaded).await.unwrap();
         assert_eq!(
-            config.tools,
+            owned(&config.tools),
             vec![add_todo()],
             "{label}: the tools at revision 2, not the newer ones"
         );
@@ -529,7 +529,7 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
             match written {
                 ToolWrite::Applied { revision, config } => {
                     assert_eq!(revision, 2, "{label}");
-                    assert_eq!(config.tools, vec![tool.clone()], "{label}");
+                    assert_eq!(owned(&config.tools), vec![tool.clone()], "{label}");
                     assert!(landed.insert(app_id, tool).is_none(), "{label}: two landed");
                 }
                 ToolWrite::Stale => {}
@@ -562,12 +562,12 @@ async fn saves_at_once_to_many_apps_and_to_one_each_land_or_are_stale() {
             );
             let recorded = repo::revisions::get(&db, app_id, 2).await.unwrap().unwrap();
             assert_eq!(
-                recorded.config.tools,
+                owned(&recorded.config.tools),
                 vec![landed[&app_id].clone()],
                 "{label}"
             );
             let recorded = repo::revisions::get(&db, app_id, 3).await.unwrap().unwrap();
-            assert_eq!(recorded.config.tools, vec![tool], "{label}");
+            assert_eq!(owned(&recorded.config.tools), vec![tool], "{label}");
         }
         db.close().await;
     }
@@ -629,7 +629,7 @@ async fn a_save_stores_its_parameters_as_edited_and_in_their_new_order() {
             .collect();
         assert_eq!(names, expected, "{label}");
         assert_eq!(
-            stored_config(&test_db).await.tools,
+            owned(&stored_config(&test_db).await.tools),
             vec![reordered],
             "{label}"
         );
@@ -689,7 +689,7 @@ async fn an_app_recorded_whole_goes_on_and_stores_its_tools_by_content() {
         assert_eq!(tools, vec![edited.clone(), get_todos()], "{label}");
         // Read afresh, the unchanged tool is there too: stored by content now.
         let stored = stored_config(&test_db).await;
-        assert_eq!(stored.tools, tools, "{label}");
+        assert_eq!(owned(&stored.tools), tools, "{label}");
         // And a stale save from the whole revision is refused.
         assert_eq!(
             tools::save(
@@ -890,7 +890,7 @@ async fn an_app_row_made_by_hand_shows_its_fields_and_takes_tools() {
             .unwrap()
             .unwrap();
         assert_eq!(recorded.name, "Hand", "{label}");
-        assert_eq!(recorded.tools, vec![add_todo()], "{label}");
+        assert_eq!(owned(&recorded.tools), vec![add_todo()], "{label}");
         fresh.close().await;
         db.close().await;
     }

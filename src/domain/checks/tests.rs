@@ -77,7 +77,10 @@ fn todo_app() -> AppConfig {
                     &["delete a todo", "remove a reminder"],
                 )
             },
-        ],
+        ]
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect(),
         ..AppConfig::default()
     }
 }
@@ -109,7 +112,7 @@ fn an_unset_read_only_destructive_or_open_world_hint_blocks_only_the_mcp_export(
         HintKind::OpenWorld,
     ] {
         let mut app = todo_app();
-        app.tools[0].hints.set(kind, None);
+        app.tool_mut(0).hints.set(kind, None);
         let found = one_at(&app, &format!("tools[0].hints.{}", kind.key()));
         assert_eq!(found.severity, Severity::Blocker);
         assert_eq!(found.consumers, vec![Format::Mcp]);
@@ -131,7 +134,7 @@ fn an_unset_read_only_destructive_or_open_world_hint_blocks_only_the_mcp_export(
 #[test]
 fn an_unset_idempotent_hint_is_a_warning_that_leaves_mcp_ready() {
     let mut app = todo_app();
-    app.tools[0].hints.idempotent = None;
+    app.tool_mut(0).hints.idempotent = None;
     let found = one_at(&app, "tools[0].hints.idempotent");
     assert_eq!(found.severity, Severity::Warning);
     assert!(check(&app).ready_for(Format::Mcp));
@@ -140,11 +143,11 @@ fn an_unset_idempotent_hint_is_a_warning_that_leaves_mcp_ready() {
 #[test]
 fn only_a_read_only_tool_may_leave_destructive_and_idempotent_unset() {
     let mut app = todo_app();
-    app.tools[1].hints.read_only = Some(false);
+    app.tool_mut(1).hints.read_only = Some(false);
     let checks = check(&app);
     assert_eq!(at(&checks, "tools[1].hints.destructive").len(), 1);
     assert_eq!(at(&checks, "tools[1].hints.idempotent").len(), 1);
-    app.tools[1].hints.read_only = None;
+    app.tool_mut(1).hints.read_only = None;
     let checks = check(&app);
     assert_eq!(at(&checks, "tools[1].hints.readOnly").len(), 1);
     assert_eq!(at(&checks, "tools[1].hints.destructive").len(), 1);
@@ -153,10 +156,10 @@ fn only_a_read_only_tool_may_leave_destructive_and_idempotent_unset() {
 #[test]
 fn a_read_only_tool_marked_destructive_is_a_contradiction() {
     let mut app = todo_app();
-    app.tools[1].hints.destructive = Some(true);
+    app.tool_mut(1).hints.destructive = Some(true);
     let found = one_at(&app, "tools[1].hints.destructive");
     assert_eq!(found.severity, Severity::Warning);
-    app.tools[1].hints.destructive = Some(false);
+    app.tool_mut(1).hints.destructive = Some(false);
     assert_eq!(check(&app).findings, vec![]);
 }
 
@@ -164,7 +167,7 @@ fn a_read_only_tool_marked_destructive_is_a_contradiction() {
 fn a_tool_without_a_title_gets_a_warning_for_mcp() {
     for title in [None, Some("  ".to_owned())] {
         let mut app = todo_app();
-        app.tools[2].title = title;
+        app.tool_mut(2).title = title;
         let found = one_at(&app, "tools[2].title");
         assert_eq!(
             (found.severity, found.consumers),
@@ -177,21 +180,21 @@ fn a_tool_without_a_title_gets_a_warning_for_mcp() {
 #[test]
 fn a_description_of_fewer_than_five_words_is_too_short_to_route_on() {
     let mut app = todo_app();
-    app.tools[1].description = "Get all to-do items".into();
+    app.tool_mut(1).description = "Get all to-do items".into();
     let found = one_at(&app, "tools[1].description");
     assert_eq!(
         (found.severity, found.consumers),
         (Severity::Warning, Format::ALL.to_vec())
     );
     assert!(found.message.contains("five words"), "{}", found.message);
-    app.tools[1].description = "Get all open to-do items".into();
+    app.tool_mut(1).description = "Get all open to-do items".into();
     assert_eq!(check(&app).findings, vec![]);
 }
 
 #[test]
 fn a_description_that_repeats_the_id_gets_one_warning() {
     let mut app = todo_app();
-    app.tools[1].description = "Get todos.".into();
+    app.tool_mut(1).description = "Get todos.".into();
     let found = one_at(&app, "tools[1].description");
     assert!(
         found.message.contains("repeating the tool ID"),
@@ -199,8 +202,8 @@ fn a_description_that_repeats_the_id_gets_one_warning() {
         found.message
     );
     // Long enough, but still nothing but the id.
-    app.tools[1].id = "list-all-my-open_todos".into();
-    app.tools[1].description = "List all my open todos".into();
+    app.tool_mut(1).id = "list-all-my-open_todos".into();
+    app.tool_mut(1).description = "List all my open todos".into();
     let found = one_at(&app, "tools[1].description");
     assert!(
         found.message.contains("repeating the tool ID"),
@@ -223,7 +226,7 @@ fn an_app_without_a_description_gets_advice_for_the_mentra_formats() {
 #[test]
 fn the_same_phrase_in_two_tools_is_flagged_on_the_later_tool() {
     let mut app = todo_app();
-    app.tools[1]
+    app.tool_mut(1)
         .activation_phrases
         .push("Add a Reminder".into());
     let found = one_at(&app, "tools[1].activationPhrases");
@@ -240,20 +243,20 @@ fn the_same_phrase_in_two_tools_is_flagged_on_the_later_tool() {
 #[test]
 fn a_phrase_inside_another_tools_phrase_as_whole_words_is_flagged() {
     let mut app = todo_app();
-    app.tools[2].activation_phrases = vec!["remind me".into()];
+    app.tool_mut(2).activation_phrases = vec!["remind me".into()];
     let found = one_at(&app, "tools[2].activationPhrases");
     for name in ["“remind me”", "“remind me to”", "add_todo", "delete_todo"] {
         assert!(found.message.contains(name), "{name}: {}", found.message);
     }
     // “create a todo” is in “create a todolist”, but not as whole words.
-    app.tools[2].activation_phrases = vec!["create a todolist".into()];
+    app.tool_mut(2).activation_phrases = vec!["create a todolist".into()];
     assert_eq!(check(&app).findings, vec![]);
 }
 
 #[test]
 fn a_tool_without_activation_phrases_gets_advice() {
     let mut app = todo_app();
-    app.tools[0].activation_phrases.clear();
+    app.tool_mut(0).activation_phrases.clear();
     let found = one_at(&app, "tools[0].activationPhrases");
     assert_eq!(
         (found.severity, found.consumers),
@@ -271,17 +274,17 @@ fn activation_phrases_that_do_not_all_fit_in_an_llm_description_get_advice() {
     let lead = llm_description("", &["x".to_owned()], on).chars().count() - 1;
     let room = LLM_DESCRIPTION_MAX - lead - "remind me".len();
     let mut app = todo_app();
-    app.tools[0].activation_phrases = vec!["remind me".into()];
-    app.tools[0].description = "a ".repeat(room / 2) + &"a".repeat(room % 2);
+    app.tool_mut(0).activation_phrases = vec!["remind me".into()];
+    app.tool_mut(0).description = "a ".repeat(room / 2) + &"a".repeat(room % 2);
     assert_eq!(app.tools[0].description.chars().count(), room);
     assert_eq!(at(&check(&app), "tools[0].activationPhrases").len(), 0);
-    app.tools[0].description.push('a');
+    app.tool_mut(0).description.push('a');
     let found = one_at(&app, "tools[0].activationPhrases");
     assert_eq!(found.severity, Severity::Advice);
     assert!(found.consumers.iter().all(|f| f.is_llm()) && found.consumers.len() == 5);
     // The first phrase fits, the second does not.
-    app.tools[0].description.truncate(room - 20);
-    app.tools[0].activation_phrases.push("x".repeat(30));
+    app.tool_mut(0).description.truncate(room - 20);
+    app.tool_mut(0).activation_phrases.push("x".repeat(30));
     assert_eq!(at(&check(&app), "tools[0].activationPhrases").len(), 1);
 }
 
@@ -290,14 +293,14 @@ fn a_single_allowed_value_is_advice_for_every_format() {
     let mut app = todo_app();
     let mut priority = text("priority", "How urgent the item is", true);
     priority.enum_values = vec!["high".into()];
-    app.tools[0].parameters.push(priority);
+    app.tool_mut(0).parameters.push(priority);
     let found = one_at(&app, "tools[0].parameters.priority.enum");
     assert_eq!(
         (found.severity, found.consumers),
         (Severity::Advice, Format::ALL.to_vec())
     );
     assert!(found.message.contains("“high”"), "{}", found.message);
-    if let Some(p) = app.tools[0].parameters.last_mut() {
+    if let Some(p) = app.tool_mut(0).parameters.last_mut() {
         p.enum_values.push("low".into());
     }
     assert_eq!(check(&app).findings, vec![]);
@@ -314,7 +317,7 @@ fn more_than_128_tools_block_the_openai_export() {
             &[],
         )
     });
-    app.tools.extend(more);
+    app.tools.extend(more.map(Arc::new));
     assert_eq!(app.tools.len(), OPENAI_TOOLS_MAX + 1);
     let found = one_at(&app, "tools");
     assert_eq!(
@@ -332,7 +335,7 @@ fn more_than_128_tools_block_the_openai_export() {
 #[test]
 fn optional_parameters_get_advice_about_openai_strict_mode_once_per_tool() {
     let mut app = todo_app();
-    app.tools[0].parameters.extend([
+    app.tool_mut(0).parameters.extend([
         text("due_date", "Due date in ISO format (YYYY-MM-DD)", false),
         text("note", "A note to keep with the item", false),
     ]);
@@ -352,10 +355,10 @@ fn optional_parameters_get_advice_about_openai_strict_mode_once_per_tool() {
 fn findings_come_app_first_then_tool_by_tool_in_rule_order() {
     let mut app = todo_app();
     app.description.clear();
-    app.tools[0].title = None;
-    app.tools[0].hints.open_world = None;
-    app.tools[0].description = "Adds".into();
-    app.tools[2].activation_phrases.clear();
+    app.tool_mut(0).title = None;
+    app.tool_mut(0).hints.open_world = None;
+    app.tool_mut(0).description = "Adds".into();
+    app.tool_mut(2).activation_phrases.clear();
     let checks = check(&app);
     let paths: Vec<&str> = checks.findings.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(
@@ -378,7 +381,7 @@ fn findings_come_app_first_then_tool_by_tool_in_rule_order() {
 #[test]
 fn the_json_has_the_documented_shape() {
     let mut app = todo_app();
-    app.tools[0].hints.open_world = None;
+    app.tool_mut(0).hints.open_world = None;
     let checks = check(&app);
     let message = checks.findings[0].message.clone();
     let json = checks.to_json();
@@ -430,7 +433,7 @@ fn severities_are_lowercase_in_json_and_capitalised_as_labels() {
 fn checks_travel_as_json_and_back_with_the_tool_only_when_there_is_one() {
     let mut app = todo_app();
     app.description.clear();
-    app.tools[0].title = None;
+    app.tool_mut(0).title = None;
     let checks = check(&app);
     let value = serde_json::to_value(&checks).unwrap_or_default();
     assert!(value["findings"][0].get("tool").is_none());
@@ -449,7 +452,7 @@ fn odd_input_gives_findings_rather_than_a_panic() {
         ..Tool::default()
     };
     let app = AppConfig {
-        tools: vec![odd.clone(), odd],
+        tools: vec![odd.clone().into(), odd.into()],
         ..AppConfig::default()
     };
     let checks = check(&app);
@@ -473,6 +476,7 @@ fn the_page_shows_one_line_per_rule_naming_every_tool_it_concerns() {
             hints: Default::default(),
             ..good_tool(id, "A title", "Does one useful thing for the user", &[])
         })
+        .map(Arc::new)
         .collect();
     let checks = check(&app);
     assert_eq!(checks.findings.len(), 4 * 4 + 4, "{:#?}", checks.findings);
@@ -514,7 +518,7 @@ fn the_page_shows_one_line_per_rule_naming_every_tool_it_concerns() {
 #[test]
 fn a_rule_whose_findings_differ_says_what_to_do_once_and_keeps_each_detail() {
     let mut app = todo_app();
-    app.tools[1].activation_phrases = vec!["add a reminder".into()];
+    app.tool_mut(1).activation_phrases = vec!["add a reminder".into()];
     let summary = check(&app).summary();
     let clash = summary
         .groups

@@ -51,7 +51,7 @@ pub fn tool_schema(tool: &Tool) -> Value {
 }
 
 fn tools(app: &AppConfig) -> Value {
-    Value::Array(app.tools.iter().map(tool_schema).collect())
+    Value::Array(app.tools.iter().map(|tool| tool_schema(tool)).collect())
 }
 
 /// `{name, description, version, publicUrl, settings, …kept keys, tools}`;

@@ -51,21 +51,24 @@ pub fn todo_app() -> AppConfig {
                 )],
                 ..Tool::default()
             },
-        ],
+        ]
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect(),
     }
 }
 
 /// The Todo App with every optional feature in use.
 fn rich_app() -> AppConfig {
     let mut app = todo_app();
-    app.tools[0].title = Some("Add a to-do".into());
-    app.tools[0].max_calls = Some(2);
-    app.tools[0].hints = ToolHints {
+    app.tool_mut(0).title = Some("Add a to-do".into());
+    app.tool_mut(0).max_calls = Some(2);
+    app.tool_mut(0).hints = ToolHints {
         idempotent: Some(true),
         destructive: Some(false),
         ..ToolHints::default()
     };
-    app.tools[0].parameters.push(Parameter {
+    app.tool_mut(0).parameters.push(Parameter {
         name: "priority".into(),
         param_type: ParamType::String,
         description: "How urgent".into(),
@@ -73,7 +76,7 @@ fn rich_app() -> AppConfig {
         enum_values: vec!["low".into(), "high".into()],
         extra: Default::default(),
     });
-    app.tools[1].hints = ToolHints {
+    app.tool_mut(1).hints = ToolHints {
         read_only: Some(true),
         ..ToolHints::default()
     };
@@ -182,7 +185,7 @@ fn rendering_is_deterministic_and_ends_with_a_newline() {
 fn tools_and_parameters_keep_the_users_order() {
     let mut app = todo_app();
     app.tools.reverse();
-    app.tools[1].parameters.reverse();
+    app.tool_mut(1).parameters.reverse();
     let out = render_text(&app, Format::Openai, ExportOptions::default());
     assert!(out.find("get_todos").unwrap() < out.find("add_todo").unwrap());
     assert!(out.find("due_date").unwrap() < out.find("todo_item").unwrap());
@@ -191,8 +194,8 @@ fn tools_and_parameters_keep_the_users_order() {
 #[test]
 fn optional_keys_are_left_out_when_empty() {
     let mut app = todo_app();
-    app.tools[1].activation_phrases.clear();
-    app.tools[1].parameters.clear();
+    app.tool_mut(1).activation_phrases.clear();
+    app.tool_mut(1).parameters.clear();
     let mentra = render(&app, Format::Mentra, ExportOptions::default());
     let bare = &mentra["tools"][1];
     assert_eq!(
@@ -245,7 +248,7 @@ fn strict_mode_requires_every_property_and_makes_optional_ones_nullable() {
     );
     // A tool without parameters is still a strict object.
     let mut app = todo_app();
-    app.tools[1].parameters.clear();
+    app.tool_mut(1).parameters.clear();
     let openai = render(
         &app,
         Format::Openai,
@@ -274,7 +277,7 @@ fn enums_are_only_ever_rendered_on_strings() {
     let mut app = rich_app();
     // A number parameter carrying values (the rules refuse it; the renderer
     // must not pass it on regardless).
-    app.tools[1].parameters.push(Parameter {
+    app.tool_mut(1).parameters.push(Parameter {
         name: "limit".into(),
         param_type: ParamType::Number,
         description: "How many".into(),
@@ -308,7 +311,7 @@ fn enums_are_only_ever_rendered_on_strings() {
 #[test]
 fn gemini_uses_its_own_type_names_and_no_parameters_for_a_tool_without_them() {
     let mut app = todo_app();
-    app.tools[1].parameters.clear();
+    app.tool_mut(1).parameters.clear();
     let gemini = render(&app, Format::Gemini, ExportOptions::default());
     let first = &gemini["functionDeclarations"][0]["parameters"];
     assert_eq!(first["type"], json!("OBJECT"));
@@ -379,7 +382,7 @@ fn every_hint_in_every_state_reaches_mcp_and_tambo_as_decided() {
     for kind in HintKind::ALL {
         for value in [None, Some(true), Some(false)] {
             let mut app = todo_app();
-            app.tools[0].hints.set(kind, value);
+            app.tool_mut(0).hints.set(kind, value);
             let mcp = render(&app, Format::Mcp, ExportOptions::default());
             let annotations = &mcp["tools"][0]["annotations"];
             match value {

@@ -294,7 +294,7 @@ fn kept_keys_survive_an_mcp_import_and_a_new_mentra_file_replaces_them() {
 
 #[test]
 fn a_kept_key_may_not_stand_in_for_an_edited_field() {
-    let mut tool = crate::domain::export::tests::todo_app().tools[0].clone();
+    let mut tool = (*crate::domain::export::tests::todo_app().tools[0]).clone();
     tool.extra.insert("description".into(), json!("other"));
     let errors = tool.check(&crate::domain::tool::EditorFields).unwrap_err();
     assert!(
@@ -451,10 +451,10 @@ fn phrases_appended_to_an_mcp_description_are_taken_off_again() {
 #[test]
 fn a_mentra_import_keeps_what_mentra_cannot_carry() {
     let mut current = crate::domain::export::tests::todo_app();
-    current.tools[0].title = Some("Add a to-do".into());
-    current.tools[0].max_calls = Some(3);
-    current.tools[0].hints.read_only = Some(true);
-    current.tools[0].hints.open_world = Some(false);
+    current.tool_mut(0).title = Some("Add a to-do".into());
+    current.tool_mut(0).max_calls = Some(3);
+    current.tool_mut(0).hints.read_only = Some(true);
+    current.tool_mut(0).hints.open_world = Some(false);
     let text = render_text(&current, Format::Mentra, ExportOptions::default());
     let merged = merge(&current, &parse(text.as_bytes()).unwrap());
     assert_eq!(merged.tools, current.tools);
@@ -475,10 +475,10 @@ fn the_preview_lists_added_changed_and_removed_tools_and_app_fields() {
     let mut next = current.clone();
     next.name = "Todo Deluxe".into();
     next.tools.remove(1);
-    next.tools[0].description = "Changed".into();
-    next.tools[0].activation_phrases.push("note down".into());
-    next.tools[0].parameters[1].param_type = ParamType::Number;
-    next.tools[0].parameters.push(Parameter {
+    next.tool_mut(0).description = "Changed".into();
+    next.tool_mut(0).activation_phrases.push("note down".into());
+    next.tool_mut(0).parameters[1].param_type = ParamType::Number;
+    next.tool_mut(0).parameters.push(Parameter {
         name: "priority".into(),
         param_type: ParamType::String,
         description: "p".into(),
@@ -486,11 +486,14 @@ fn the_preview_lists_added_changed_and_removed_tools_and_app_fields() {
         enum_values: vec![],
         extra: Default::default(),
     });
-    next.tools.push(Tool {
-        id: "clear_todos".into(),
-        description: "Clear".into(),
-        ..Tool::default()
-    });
+    next.tools.push(
+        Tool {
+            id: "clear_todos".into(),
+            description: "Clear".into(),
+            ..Tool::default()
+        }
+        .into(),
+    );
     let p = preview(&current, &next);
     assert_eq!(p.app_fields, vec!["Name: “Todo App” → “Todo Deluxe”"]);
     assert_eq!(p.added, vec!["clear_todos"]);
@@ -651,6 +654,7 @@ fn app() -> impl Strategy<Value = AppConfig> {
                 tools: tools
                     .into_iter()
                     .filter(|t| seen.insert(t.id.clone()))
+                    .map(std::sync::Arc::new)
                     .collect(),
             }
         })

@@ -548,13 +548,13 @@ fn named(id: &str) -> Tool {
     }
 }
 
-fn ids(tools: &[Tool]) -> Vec<&str> {
+fn ids(tools: &[Arc<Tool>]) -> Vec<&str> {
     tools.iter().map(|t| t.id.as_str()).collect()
 }
 
 #[test]
 fn edits_add_replace_delete_and_move_tools_in_place() {
-    let mut tools = vec![named("a"), named("b"), named("c")];
+    let mut tools: Vec<Arc<Tool>> = vec![named("a").into(), named("b").into(), named("c").into()];
     let save = |original: Option<&str>, tool: Tool| ToolEdit::Save {
         original_id: original.map(str::to_owned),
         tool: Box::new(tool),
@@ -582,7 +582,7 @@ fn edits_add_replace_delete_and_move_tools_in_place() {
 
 #[test]
 fn a_refused_edit_changes_nothing() {
-    let mut tools = vec![named("a"), named("b")];
+    let mut tools: Vec<Arc<Tool>> = vec![named("a").into(), named("b").into()];
     let before = tools.clone();
     let refused = [
         (
@@ -677,8 +677,8 @@ fn a_summary_is_a_json_array_and_reads_back_whole() {
 
 #[test]
 fn an_edit_made_on_the_summaries_gives_the_summaries_of_the_edited_list() {
-    let mut tools = vec![named("a"), named("b"), named("c")];
-    let mut summaries: Vec<ToolSummary> = tools.iter().map(ToolSummary::of).collect();
+    let mut tools: Vec<Arc<Tool>> = vec![named("a").into(), named("b").into(), named("c").into()];
+    let mut summaries: Vec<ToolSummary> = tools.iter().map(|tool| ToolSummary::of(tool)).collect();
     let mut renamed = named("b2");
     renamed.activation_phrases = vec!["x".into(), "y".into(), "z".into()];
     let edits = [
@@ -696,7 +696,7 @@ fn an_edit_made_on_the_summaries_gives_the_summaries_of_the_edited_list() {
     for edit in edits {
         edit.apply(&mut tools).unwrap();
         edit.apply_to_summaries(&mut summaries).unwrap();
-        let expected: Vec<ToolSummary> = tools.iter().map(ToolSummary::of).collect();
+        let expected: Vec<ToolSummary> = tools.iter().map(|tool| ToolSummary::of(tool)).collect();
         assert_eq!(summaries, expected, "{edit:?}");
     }
     assert_eq!(
@@ -716,12 +716,14 @@ fn hints_row(tool_id: &str, values: [&str; 4]) -> HintsRow {
     }
 }
 
-fn tools_named(ids: &[&str]) -> Vec<Tool> {
+fn tools_named(ids: &[&str]) -> Vec<Arc<Tool>> {
     ids.iter()
-        .map(|id| Tool {
-            id: (*id).into(),
-            description: "Does a thing".into(),
-            ..Tool::default()
+        .map(|id| {
+            Arc::new(Tool {
+                id: (*id).into(),
+                description: "Does a thing".into(),
+                ..Tool::default()
+            })
         })
         .collect()
 }
@@ -729,7 +731,7 @@ fn tools_named(ids: &[&str]) -> Vec<Tool> {
 #[test]
 fn hints_of_every_tool_are_decided_at_once_and_only_changes_count() {
     let mut tools = tools_named(&["add_todo", "get_todos", "delete_todo"]);
-    tools[2].hints.read_only = Some(false);
+    Arc::make_mut(&mut tools[2]).hints.read_only = Some(false);
     let rows = [
         hints_row("get_todos", ["yes", "", "", "no"]),
         hints_row("add_todo", ["no", "no", "yes", "no"]),

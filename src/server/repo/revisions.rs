@@ -470,7 +470,7 @@ impl Snapshot {
     /// (same id, same content) keeps its digest, the others are digested,
     /// and only their bodies are new. A save changes one tool of many.
     pub fn next(&self, config: AppConfig) -> Result<(Snapshot, Vec<StoredTool>), sqlx::Error> {
-        let known: HashMap<&str, (&Tool, &String)> = self
+        let known: HashMap<&str, (&Arc<Tool>, &String)> = self
             .config
             .tools
             .iter()
@@ -481,7 +481,11 @@ impl Snapshot {
         let mut bodies = Vec::new();
         for tool in &config.tools {
             match known.get(tool.id.as_str()) {
-                Some((was, digest)) if *was == tool => digests.push((*digest).clone()),
+                // A tool carried over from the snapshot is the same value;
+                // one made anew is compared by content.
+                Some((was, digest)) if Arc::ptr_eq(was, tool) || *was == tool => {
+                    digests.push((*digest).clone())
+                }
                 _ => {
                     let (digest, body) = stored_tool(tool)?;
                     digests.push(digest.clone());
@@ -581,7 +585,7 @@ mod tests {
             name: "Todo".into(),
             version: "1.0.0".into(),
             settings: Some(serde_json::json!([{"key": "k"}])),
-            tools,
+            tools: tools.into_iter().map(Arc::new).collect(),
             ..AppConfig::default()
         }
     }
@@ -635,6 +639,37 @@ mod tests {
         assert!(
             new[0].contains("\"b\"") && new[1].contains("\"d\""),
             "{new:?}"
+        );
+    }
+
+    #[test]
+    fn an_edit_shares_the_tools_it_leaves_alone_with_the_revision_before() {
+        let (before, _) = Snapshot::of(config(vec![
+            tool("a", "one"),
+            tool("b", "two"),
+            tool("c", "three"),
+        ]))
+        .unwrap();
+        // The save path: the configuration at the revision, one tool edited.
+        let mut config = (*before.config).clone();
+        let edit = ToolEdit::Save {
+            original_id: Some("b".into()),
+            tool: Box::new(tool("b", "2")),
+        };
+        edit.apply(&mut config.tools).unwrap();
+        let (next, bodies) = before.next(config).unwrap();
+        assert_eq!(bodies.len(), 1);
+        for index in [0, 2] {
+            assert!(
+                Arc::ptr_eq(&next.config.tools[index], &before.config.tools[index]),
+                "tool {index} is the same value, not a copy"
+            );
+            assert_eq!(next.digests[index], before.digests[index]);
+        }
+        assert!(!Arc::ptr_eq(&next.config.tools[1], &before.config.tools[1]));
+        assert_eq!(
+            before.config.tools[1].description, "two",
+            "the revision before keeps its own"
         );
     }
 
