@@ -423,3 +423,42 @@ fn percent_decode(text: &str) -> String {
     }
     String::from_utf8(out).unwrap()
 }
+
+/// The app page draws its checks once, as server HTML. The island that
+/// follows the app carries how many lines they have, not the lines: a
+/// large app's checks name every tool a rule concerns, and carrying them
+/// in the island's props as well would double the page's heaviest part.
+#[tokio::test]
+async fn the_app_page_draws_its_checks_once_and_its_island_only_counts_them() {
+    let server = TestServer::start(TestDatabase::sqlite()).await;
+    let mut alice = signed_in(&server, "alice@example.com").await;
+    todo_app_with_add_todo(&mut alice).await;
+    let page = alice.get("/console/apps/com.example.todo").await;
+    assert_eq!(page.status, 200);
+
+    // add_todo has no Title: the line saying so links to the field.
+    let link = "?tool=add_todo&amp;field=title";
+    assert_eq!(page.body.matches(link).count(), 1, "{}", page.body);
+    let lines = page.body.matches(r#"<li class="finding "#).count();
+    assert!(lines > 0);
+
+    let props: Vec<&str> = page
+        .body
+        .split(r#"data-props=""#)
+        .skip(1)
+        .map(|rest| &rest[..rest.find('"').expect("the attribute ends")])
+        .collect();
+    assert!(!props.is_empty(), "the app page has islands");
+    for island in &props {
+        assert!(
+            !island.contains("tools[0].title") && !island.contains("Give the tool a Title"),
+            "an island's props repeat the checks: {island}"
+        );
+    }
+    let count = format!("&quot;findings&quot;:{lines}");
+    assert!(
+        props.iter().any(|island| island.contains(&count)),
+        "the app's island counts the {lines} lines: {props:?}"
+    );
+    server.stop().await;
+}

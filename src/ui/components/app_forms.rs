@@ -92,28 +92,32 @@ pub fn NewAppForm(initial_error: Option<AppError>) -> impl IntoView {
     }
 }
 
-/// Everything on the app's page that can be changed: its details and AI
-/// tools, its API keys, its deletion. One island: until it wakes it is
+/// What on the app's page follows its revision: its details and AI tools
+/// with their checks, and its API keys. One island: until it wakes it is
 /// server HTML whose forms post without JavaScript.
+///
+/// Its children are the checks as the page was drawn (server HTML, shown
+/// until the first change): a large app's checks name every tool a rule
+/// concerns, so carrying them in the island's props too would double the
+/// heaviest part of the page. The island only needs how many there are.
 #[island]
 pub fn AppConsole(
     app: AppDetails,
     tools: Vec<ToolSummary>,
     keys: Vec<ApiKeySummary>,
-    checks: CheckSummary,
+    /// How many lines the checks have, for the count beside "AI Tools".
+    findings: usize,
     /// Whether the developer is an admin of the app's organization: only an
-    /// admin manages its API keys and deletes it.
+    /// admin manages its API keys.
     admin: bool,
     notice: Option<String>,
     save_error: Option<AppError>,
-    delete_error: Option<AppError>,
-    /// What the page shows between the keys and the deletion (server HTML).
     children: Children,
 ) -> impl IntoView {
     let package_name = app.package_name.clone();
     view! {
         <div class="stack">
-            <AppEditor app tools checks notice initial_error=save_error/>
+            <AppEditor app tools findings notice initial_error=save_error checks_drawn=children/>
             {if admin {
                 view! { <ApiKeysSection package_name=package_name.clone() keys/> }.into_any()
             } else {
@@ -131,14 +135,19 @@ pub fn AppConsole(
                 }
                     .into_any()
             }}
-            {children()}
-            {admin.then(|| view! {
-                <section class="card stack danger-zone" aria-labelledby="delete-title">
-                    <h2 id="delete-title">"Delete this app"</h2>
-                    <DeleteAppForm package_name initial_error=delete_error/>
-                </section>
-            })}
         </div>
+    }
+}
+
+/// "Delete this app", for an admin of the app's organization: an island
+/// of its own at the end of the page, a plain form post until it wakes.
+#[island]
+pub fn DeleteAppSection(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
+    view! {
+        <section class="card stack danger-zone" aria-labelledby="delete-title">
+            <h2 id="delete-title">"Delete this app"</h2>
+            <DeleteAppForm package_name initial_error/>
+        </section>
     }
 }
 
@@ -148,14 +157,17 @@ pub fn AppConsole(
 fn AppEditor(
     app: AppDetails,
     tools: Vec<ToolSummary>,
-    checks: CheckSummary,
+    findings: usize,
     notice: Option<String>,
     initial_error: Option<AppError>,
+    /// The checks as the page was drawn (server HTML).
+    checks_drawn: Children,
 ) -> impl IntoView {
     let revision = RwSignal::new(app.revision);
-    // The checks of the app as the page shows it: asked for again after
-    // every change to it.
-    let checks = RwSignal::new(checks);
+    // The checks of the app since its first change on this page (`None`
+    // until then: the page shows them as drawn); asked for again after
+    // every change.
+    let checks = RwSignal::new(None);
     let refresh = ServerAction::<GetChecks>::new();
     let package_for_checks = StoredValue::new(app.package_name.clone());
     Effect::new(move |seen: Option<i64>| {
@@ -169,8 +181,11 @@ fn AppEditor(
     });
     Effect::new(move |_| {
         if let Some(Ok(latest)) = refresh.value().get() {
-            checks.set(latest);
+            checks.set(Some(latest));
         }
+    });
+    let findings = Signal::derive(move || {
+        checks.with(|checks| checks.as_ref().map_or(findings, CheckSummary::count))
     });
     // One notice for the whole page ("Saved.", "Saved tool add_todo."): a
     // status line in the flow, above the tools, announced and covering
@@ -182,8 +197,8 @@ fn AppEditor(
     view! {
         <div class="app-editor stack">
             <Notice message=notice/>
-            <ToolsSection package_name=package_name.clone() revision tools notice checks/>
-            <ChecksPanel package_name checks/>
+            <ToolsSection package_name=package_name.clone() revision tools notice findings/>
+            <ChecksPanel package_name checks drawn=checks_drawn/>
             <section class="card stack" aria-labelledby="details-title">
                 <h2 id="details-title">"Details"</h2>
                 <AppDetailsForm app revision notice initial_error/>
@@ -291,7 +306,7 @@ fn AppDetailsForm(
     }
 }
 
-/// Part of the app page's island; a plain form post until it wakes.
+/// Part of [`DeleteAppSection`]; a plain form post until it wakes.
 #[component]
 fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<DeleteApp>::new();

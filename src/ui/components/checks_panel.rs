@@ -67,20 +67,21 @@ fn consumers_text(consumers: &[Format]) -> String {
         .join(", ")
 }
 
-/// Where a place is fixed: the tool editor opened at its field (the page
-/// reads `tool` and `field` when it loads), or the app's own field.
-pub fn place_href(package_name: &str, place: &Place) -> String {
-    let page = format!("/console/apps/{}", encode_component(package_name));
+/// Where a place is fixed, relative to the app's page that shows the
+/// checks: the tool editor opened at its field (the page reads `tool` and
+/// `field` when it loads), or the app's own field. Relative, because a
+/// large app's checks hold a link for every tool a rule concerns.
+pub fn place_href(place: &Place) -> String {
     match (&place.tool, tool_field(&place.path)) {
         (Some(tool), Some((_, field))) => format!(
-            "{page}?tool={}&field={}#tools-title",
+            "?tool={}&field={}#tools-title",
             encode_component(tool),
             encode_component(field)
         ),
         _ => match place.path.as_str() {
-            "name" => format!("{page}#app-name"),
-            "description" => format!("{page}#app-description"),
-            _ => format!("{page}#tools-title"),
+            "name" => "#app-name".to_owned(),
+            "description" => "#app-description".to_owned(),
+            _ => "#tools-title".to_owned(),
         },
     }
 }
@@ -88,7 +89,7 @@ pub fn place_href(package_name: &str, place: &Place) -> String {
 /// One line: the rule's severity, what to do, for whom, and every tool it
 /// concerns as a link to its field (or the app's field); a rule whose
 /// findings each say something of their own lists them under it.
-pub fn group_item(package_name: &str, group: &FindingGroup) -> impl IntoView {
+pub fn group_item(group: &FindingGroup) -> impl IntoView {
     let links = group
         .places
         .iter()
@@ -100,7 +101,7 @@ pub fn group_item(package_name: &str, group: &FindingGroup) -> impl IntoView {
             };
             view! {
                 {(i > 0).then_some(", ")}
-                <a href=place_href(package_name, place)>{text}</a>
+                <a href=place_href(place)>{text}</a>
             }
         })
         .collect_view();
@@ -138,14 +139,28 @@ pub fn group_item(package_name: &str, group: &FindingGroup) -> impl IntoView {
     }
 }
 
+/// The checks' lines, or that there is nothing to say.
+pub fn findings_list(checks: &CheckSummary) -> impl IntoView {
+    if checks.groups.is_empty() {
+        view! { <p>"No findings: every export says what you meant."</p> }.into_any()
+    } else {
+        let items = checks.groups.iter().map(group_item).collect_view();
+        view! { <ul class="findings">{items}</ul> }.into_any()
+    }
+}
+
 /// The "Checks" region: a line per rule, or that there is nothing to say,
 /// and the way to "Hints of every tool" (its own page: a row per tool
-/// would make a large app's page twice as heavy). Follows `checks`, which
-/// the page refreshes after each change to the app.
+/// would make a large app's page twice as heavy). Shows the checks as the
+/// page drew them (`drawn`, server HTML) until `checks` holds newer ones,
+/// which the page asks for after each change to the app.
 #[component]
-pub fn ChecksPanel(package_name: String, checks: RwSignal<CheckSummary>) -> impl IntoView {
+pub fn ChecksPanel(
+    package_name: String,
+    checks: RwSignal<Option<CheckSummary>>,
+    drawn: Children,
+) -> impl IntoView {
     let hints_href = format!("/console/apps/{}/hints", encode_component(&package_name));
-    let package = StoredValue::new(package_name);
     view! {
         <section class="card stack checks" id="checks" aria-labelledby="checks-title">
             <h2 id="checks-title">"Checks"</h2>
@@ -154,19 +169,13 @@ pub fn ChecksPanel(package_name: String, checks: RwSignal<CheckSummary>) -> impl
                 <a href="/docs/exports">"what each format does with each field"</a>
                 "."
             </p>
+            <div class="checks-drawn" hidden=move || checks.with(Option::is_some)>{drawn()}</div>
             {move || {
-                checks
-                    .with(|checks| {
-                        if checks.groups.is_empty() {
-                            view! { <p>"No findings: every export says what you meant."</p> }.into_any()
-                        } else {
-                            let items = package
-                                .with_value(|package| {
-                                    checks.groups.iter().map(|group| group_item(package, group)).collect_view()
-                                });
-                            view! { <ul class="findings">{items}</ul> }.into_any()
-                        }
-                    })
+                checks.with(|checks| {
+                    checks
+                        .as_ref()
+                        .map(findings_list)
+                })
             }}
             <p>
                 <a class="button" href=hints_href>"Decide the hints of every tool"</a>
@@ -266,8 +275,8 @@ mod tests {
     fn a_tool_finding_links_to_its_field_in_the_editor() {
         let f = finding("tools[1].hints.destructive", Some("add_todo"));
         assert_eq!(
-            place_href("com.example.todo", &f),
-            "/console/apps/com.example.todo?tool=add_todo&field=hints.destructive#tools-title"
+            place_href(&f),
+            "?tool=add_todo&field=hints.destructive#tools-title"
         );
         assert_eq!(field_label(&f.path), "Destructive");
         assert_eq!(
@@ -283,10 +292,7 @@ mod tests {
     #[test]
     fn an_app_finding_links_to_the_details_form() {
         let f = finding("description", None);
-        assert_eq!(
-            place_href("com.example.todo", &f),
-            "/console/apps/com.example.todo#app-description"
-        );
+        assert_eq!(place_href(&f), "#app-description");
         assert_eq!(field_label("name"), "Name");
     }
 

@@ -7,10 +7,7 @@ use crate::{
         tools::{GetTool, GetTools, MoveTool},
         AppError,
     },
-    domain::{
-        checks::CheckSummary,
-        tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
-    },
+    domain::tool::{MoveDirection, Tool, ToolDraft, ToolSummary, ToolsState, ToolsWritten},
     ui::components::{
         checks_panel::count_text,
         form::FormAlert,
@@ -72,8 +69,8 @@ pub fn ToolsSection(
     tools: Vec<ToolSummary>,
     /// The page's notice.
     notice: RwSignal<Option<String>>,
-    /// The app's checks, counted beside the heading.
-    checks: RwSignal<CheckSummary>,
+    /// How many lines the app's checks have, shown beside the heading.
+    findings: Signal<usize>,
 ) -> impl IntoView {
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
@@ -312,11 +309,11 @@ pub fn ToolsSection(
                 <h2 id="tools-title">"AI Tools"</h2>
                 <a
                     class=move || {
-                        if checks.with(|c| c.groups.is_empty()) { "check-count ok" } else { "check-count" }
+                        if findings.get() == 0 { "check-count ok" } else { "check-count" }
                     }
                     href="#checks"
                 >
-                    {move || count_text(checks.with(CheckSummary::count))}
+                    {move || count_text(findings.get())}
                 </a>
                 <button
                     type="button"

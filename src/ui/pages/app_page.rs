@@ -6,7 +6,8 @@ use crate::{
         url::encode_component,
     },
     ui::components::{
-        app_forms::AppConsole,
+        app_forms::{AppConsole, DeleteAppSection},
+        checks_panel::findings_list,
         form::{url_error, FormAlert},
         mcp_panel::{ActivityTable, ConnectAssistant},
         status_page::AppErrorView,
@@ -76,6 +77,8 @@ pub fn AppPage() -> impl IntoView {
                             let name = app.name.clone();
                             let package = app.package_name.clone();
                             let base = format!("/console/apps/{}", encode_component(&package));
+                            let findings = checks.count();
+                            let checks_drawn = findings_list(&checks);
                             view! {
                                 <Title text=name.clone()/>
                                 <div class="stack">
@@ -92,20 +95,23 @@ pub fn AppPage() -> impl IntoView {
                                         app
                                         tools
                                         keys
-                                        checks
+                                        findings
                                         admin
                                         notice
                                         save_error
-                                        delete_error
                                     >
-                                        <ConnectAssistant package_name=package.clone() endpoint=mcp.endpoint/>
-                                        <ActivityTable
-                                            package_name=package.clone()
-                                            entries=mcp.activity
-                                            older=mcp.older
-                                        />
-                                        {moving}
+                                        {checks_drawn}
                                     </AppConsole>
+                                    <ConnectAssistant package_name=package.clone() endpoint=mcp.endpoint/>
+                                    <ActivityTable
+                                        package_name=package.clone()
+                                        entries=mcp.activity
+                                        older=mcp.older
+                                    />
+                                    {moving}
+                                    {admin.then(|| view! {
+                                        <DeleteAppSection package_name=package.clone() initial_error=delete_error/>
+                                    })}
                                 </div>
                             }
                                 .into_any()
