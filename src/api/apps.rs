@@ -266,6 +266,7 @@ pub async fn delete_app(package_name: String, confirmation: String) -> Result<()
             "confirmation",
             "Type the package name exactly to confirm the deletion",
         )
+        .with_echo("confirmation", &confirmation)
         .into());
     }
     if !repo::apps::delete(&state.db, app.id, developer.id).await? {

@@ -331,6 +331,29 @@ async fn deleting_needs_the_package_name_typed_and_then_removes_the_app() {
         200
     );
 
+    // Without JavaScript the refusal comes back to the app page, whose
+    // form keeps what was typed.
+    let refused = alice
+        .form_post(
+            "/api/apps/delete",
+            &[pkg, ("confirmation", "com.example.tod")],
+        )
+        .await;
+    assert_eq!(refused.status, 302, "{refused:?}");
+    let back = refused.location.expect("back to the app page");
+    let back = back.split_once("://").map_or(back.as_str(), |(_, rest)| {
+        &rest[rest.find('/').expect("a path")..]
+    });
+    assert!(back.starts_with("/console/apps/com.example.todo"), "{back}");
+    let page = alice.get(back).await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body
+            .contains(r#"name="confirmation" type="text" value="com.example.tod""#),
+        "{}",
+        page.body
+    );
+
     alice.get("/console/apps/com.example.todo").await;
     let done = alice
         .form_post(

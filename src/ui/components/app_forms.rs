@@ -311,6 +311,9 @@ fn AppDetailsForm(
 fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl IntoView {
     let action = ServerAction::<DeleteApp>::new();
     let deleting = action.pending();
+    // A refused post without JavaScript draws the form again: it keeps
+    // what was typed.
+    let typed = initial_value(&initial_error, "confirmation", "");
     let error = form_error(action, initial_error);
     let confirm_error = field_message(error, "confirmation");
     let other_error = Signal::derive(move || {
@@ -335,6 +338,7 @@ fn DeleteAppForm(package_name: String, initial_error: Option<AppError>) -> impl 
                     id="delete-confirmation"
                     name="confirmation"
                     type="text"
+                    value=typed
                     autocomplete="off"
                     spellcheck="false"
                     aria-describedby=error_id
